@@ -1,0 +1,117 @@
+// zt::AnyTensor: the dtype-variant layer. One value holding a Tensor<T> of whichever of
+// the 15 dtypes was resolved at run time, plus whether its memory may be written.
+#pragma once
+
+#include <functional>
+#include <tuple>
+#include <variant>
+
+#include "zerotensor/tensor.hpp"
+
+namespace zt {
+
+namespace detail {
+template <class Types>
+struct tensor_variant;
+template <class... Types>
+struct tensor_variant<std::tuple<Types...>> {
+  using type = std::variant<Tensor<Types>...>;
+};
+
+[[noreturn]] void throw_as_mismatch(DType expected_dtype, std::size_t expected_rank, bool want_writable,
+                                    const AnyTensor& found);
+[[noreturn]] void throw_read_only(const char* operation);
+}  // namespace detail
+
+class AnyTensor {
+  /// Reads a layout field that every alternative has.
+  template <class F>
+  decltype(auto) layout(F&& f) const noexcept {
+    return std::visit(std::forward<F>(f), tensor_);
+  }
+
+ public:
+  /// Alternative i holds dtype i; read-only memory is stored as Tensor<T> with
+  /// is_writable() false and handed out only as Tensor<const T>.
+  using variant_type = detail::tensor_variant<element_types>::type;
+
+  /// Any typed view converts implicitly; `const T` becomes a read-only AnyTensor.
+  template <class T, std::size_t Rank>
+  AnyTensor(Tensor<T, Rank> tensor)  // NOLINT(google-explicit-constructor)
+      : tensor_(std::in_place_type<Tensor<std::remove_const_t<T>>>,
+                const_cast<std::remove_const_t<T>*>(tensor.data_),
+                detail::to_extents<Extents<dynamic>>(tensor.shape_),
+                detail::to_extents<Extents<dynamic>>(tensor.strides_), std::move(tensor.owner_),
+                tensor.device_),
+        writable_(!std::is_const_v<T>) {}
+
+  [[nodiscard]] DType dtype() const noexcept { return static_cast<DType>(tensor_.index()); }
+  [[nodiscard]] std::size_t itemsize() const noexcept { return zt::itemsize(dtype()); }
+  [[nodiscard]] Device device() const noexcept { return layout([](const auto& t) { return t.device(); }); }
+  [[nodiscard]] const Extents<dynamic>& shape() const noexcept {
+    return layout([](const auto& t) -> const Extents<dynamic>& { return t.shape(); });
+  }
+  [[nodiscard]] const Extents<dynamic>& strides() const noexcept {
+    return layout([](const auto& t) -> const Extents<dynamic>& { return t.strides(); });
+  }
+  [[nodiscard]] index_t size(std::size_t dim) const noexcept { return shape()[dim]; }
+  [[nodiscard]] index_t stride(std::size_t dim) const noexcept { return strides()[dim]; }
+  [[nodiscard]] std::size_t rank() const noexcept { return shape().size(); }
+  [[nodiscard]] index_t numel() const noexcept { return detail::numel(shape()); }
+  [[nodiscard]] std::size_t nbytes() const noexcept { return std::size_t(numel()) * itemsize(); }
+  [[nodiscard]] bool is_contiguous() const noexcept { return detail::is_contiguous(shape(), strides()); }
+  [[nodiscard]] bool is_writable() const noexcept { return writable_; }
+  [[nodiscard]] const KeepAlive& owner() const noexcept {
+    return layout([](const auto& t) -> const KeepAlive& { return t.owner(); });
+  }
+  [[nodiscard]] const void* data_ptr() const noexcept {
+    return layout([](const auto& t) -> const void* { return t.data(); });
+  }
+  /// The start address for writing; TypeError when the memory is read-only.
+  [[nodiscard]] void* mutable_data_ptr() const {
+    if (!writable_) detail::throw_read_only("mutable_data_ptr()");
+    return const_cast<void*>(data_ptr());
+  }
+
+  /// The typed view. TypeError when the dtype differs, when a static `Rank` differs from
+  /// rank(), or when `T` is not const but the memory is read-only.
+  template <Element T, std::size_t Rank = dynamic>
+  [[nodiscard]] Tensor<T, Rank> as() const {
+    using Value = std::remove_const_t<T>;
+    const auto* typed = std::get_if<Tensor<Value>>(&tensor_);
+    const bool rank_ok = Rank == dynamic || rank() == Rank;
+    if (typed == nullptr || !rank_ok || (!std::is_const_v<T> && !writable_))
+      detail::throw_as_mismatch(dtype_of<T>, Rank, !std::is_const_v<T>, *this);
+    return Tensor<T, Rank>(*typed);
+  }
+
+  /// Calls `f` with the typed view: Tensor<T> when writable, Tensor<const T> when not.
+  /// Like std::visit, every instantiation of `f` must return the same type.
+  template <class F>
+  decltype(auto) visit(F&& f) const {
+    return std::visit(
+        [&](const auto& typed) -> decltype(auto) {
+          using Value = typename std::remove_cvref_t<decltype(typed)>::value_type;
+          if (writable_) return std::invoke(f, typed);
+          return std::invoke(f, Tensor<const Value>(typed));
+        },
+        tensor_);
+  }
+
+  /// The underlying variant, for std::visit by code that only reads.
+  [[nodiscard]] const variant_type& variant() const noexcept { return tensor_; }
+
+  /// This tensor when the dtype already matches (no copy, as PyTorch), else a contiguous
+  /// converted copy with PyTorch's value rules (see convert.hpp).
+  [[nodiscard]] AnyTensor to(DType dtype) const;
+  /// This tensor when already on `device`; copies across devices need the CUDA build.
+  [[nodiscard]] AnyTensor to(Device device) const;
+  /// A contiguous, writable copy in memory of its own.
+  [[nodiscard]] AnyTensor clone() const;
+
+ private:
+  variant_type tensor_;
+  bool writable_;
+};
+
+}  // namespace zt

@@ -1,0 +1,100 @@
+// zt::Buffer: the C++ form of Python's buffer protocol — bytes, their length, whether
+// they may be written, the device, and an optional keep-alive owner. Bytes know nothing
+// of shapes or dtypes.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <ranges>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+#include "zerotensor/device.hpp"
+
+namespace zt {
+
+/// Type-erased shared ownership of whatever keeps memory alive. Empty means borrowed:
+/// the caller guarantees the memory outlives every view.
+using KeepAlive = std::shared_ptr<const void>;
+
+namespace detail {
+template <class R>
+concept ByteRange = std::ranges::contiguous_range<R> && std::ranges::sized_range<R>;
+
+template <class R>
+inline constexpr bool range_is_read_only =
+    std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<R>>>;
+}  // namespace detail
+
+class Buffer {
+ public:
+  /// Borrows an lvalue range (the caller keeps it alive); a const range is read-only.
+  /// Takes ownership of an rvalue container by moving it into the keep-alive owner.
+  /// Views such as std::span are borrowed either way.
+  template <class Range>
+    requires detail::ByteRange<Range> && (!std::is_same_v<std::remove_cvref_t<Range>, Buffer>)
+  Buffer(Range&& range) {  // NOLINT(google-explicit-constructor): implicit by design
+    using Plain = std::remove_cvref_t<Range>;
+    if constexpr (std::is_lvalue_reference_v<Range> || std::ranges::borrowed_range<Range>) {
+      set_range(range, detail::range_is_read_only<Range>);
+    } else {
+      auto owned = std::make_shared<Plain>(std::forward<Range>(range));
+      set_range(*owned, detail::range_is_read_only<Plain&>);
+      owner_ = std::move(owned);
+    }
+  }
+
+  /// Shares ownership of a container, like PyTorch's refcount bump on the exporter.
+  template <class Range>
+    requires detail::ByteRange<Range&>
+  Buffer(std::shared_ptr<Range> container)  // NOLINT(google-explicit-constructor)
+      : Buffer(*container) {
+    owner_ = std::move(container);
+  }
+
+  /// Writable bytes at `data`, kept alive by `owner` (empty: borrowed).
+  Buffer(void* data, std::size_t size_bytes, KeepAlive owner = {}, Device device = cpu) noexcept
+      : data_(static_cast<std::byte*>(data)), size_(size_bytes), writable_(true), device_(device),
+        owner_(std::move(owner)) {}
+
+  /// Read-only bytes at `data`, kept alive by `owner` (empty: borrowed).
+  Buffer(const void* data, std::size_t size_bytes, KeepAlive owner = {}, Device device = cpu) noexcept
+      : data_(static_cast<std::byte*>(const_cast<void*>(data))), size_(size_bytes), writable_(false),
+        device_(device), owner_(std::move(owner)) {}
+
+  [[nodiscard]] const std::byte* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] bool is_writable() const noexcept { return writable_; }
+  [[nodiscard]] Device device() const noexcept { return device_; }
+  [[nodiscard]] const KeepAlive& owner() const noexcept { return owner_; }
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return {data_, size_}; }
+
+  /// The bytes for writing; throws TypeError when the buffer is read-only.
+  [[nodiscard]] std::span<std::byte> writable_bytes() const;
+
+  /// The start address with writability erased. Constructors use it to build views whose
+  /// element type is const exactly when !is_writable().
+  [[nodiscard]] std::byte* address() const noexcept { return data_; }
+
+  /// Moves the owner out, so a view can take it without an atomic increment.
+  [[nodiscard]] KeepAlive release_owner() noexcept { return std::move(owner_); }
+
+ private:
+  template <class Range>
+  void set_range(Range& range, bool read_only) noexcept {
+    using Element = std::remove_reference_t<std::ranges::range_reference_t<Range&>>;
+    data_ = reinterpret_cast<std::byte*>(
+        const_cast<std::remove_const_t<Element>*>(std::ranges::data(range)));
+    size_ = std::ranges::size(range) * sizeof(Element);
+    writable_ = !read_only;
+  }
+
+  std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+  bool writable_ = false;
+  Device device_ = cpu;
+  KeepAlive owner_;
+};
+
+}  // namespace zt

@@ -1,0 +1,155 @@
+// The 15 element types, their sizes and names, PyTorch's promotion rules, and the
+// process-wide default dtype.
+#pragma once
+
+#include <array>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <type_traits>
+
+#include <Eigen/Core>
+
+namespace zt {
+
+/// The order is part of the ABI of AnyTensor: it is the index of the variant alternative.
+enum class DType : std::uint8_t {
+  Bool, UInt8, Int8, Int16, Int32, Int64, UInt16, UInt32, UInt64,
+  Float16, BFloat16, Float32, Float64, Complex64, Complex128,
+};
+
+inline constexpr DType bool_ = DType::Bool;
+inline constexpr DType uint8 = DType::UInt8;
+inline constexpr DType int8 = DType::Int8;
+inline constexpr DType int16 = DType::Int16;
+inline constexpr DType int32 = DType::Int32;
+inline constexpr DType int64 = DType::Int64;
+inline constexpr DType uint16 = DType::UInt16;
+inline constexpr DType uint32 = DType::UInt32;
+inline constexpr DType uint64 = DType::UInt64;
+inline constexpr DType float16 = DType::Float16;
+inline constexpr DType bfloat16 = DType::BFloat16;
+inline constexpr DType float32 = DType::Float32;
+inline constexpr DType float64 = DType::Float64;
+inline constexpr DType complex64 = DType::Complex64;
+inline constexpr DType complex128 = DType::Complex128;
+
+inline constexpr std::size_t dtype_count = 15;
+inline constexpr std::array<DType, dtype_count> all_dtypes = {
+    bool_,   uint8,    int8,    int16,   int32,   int64,     uint16,     uint32,
+    uint64,  float16,  bfloat16, float32, float64, complex64, complex128};
+
+/// The C++ element types, in DType order.
+using element_types = std::tuple<bool, std::uint8_t, std::int8_t, std::int16_t, std::int32_t,
+                                 std::int64_t, std::uint16_t, std::uint32_t, std::uint64_t,
+                                 Eigen::half, Eigen::bfloat16, float, double,
+                                 std::complex<float>, std::complex<double>>;
+
+/// The C++ type that stores one element of dtype `D`.
+template <DType D>
+using type_of = std::tuple_element_t<static_cast<std::size_t>(D), element_types>;
+
+namespace detail {
+template <class T, std::size_t... I>
+constexpr int dtype_index(std::index_sequence<I...>) {
+  int found = -1;
+  ((std::is_same_v<T, std::tuple_element_t<I, element_types>> ? (found = int(I)) : 0), ...);
+  return found;
+}
+template <class T>
+inline constexpr int dtype_index_v =
+    dtype_index<std::remove_const_t<T>>(std::make_index_sequence<dtype_count>{});
+}  // namespace detail
+
+/// Whether `T` (const or not) is one of the 15 element types.
+template <class T>
+concept Element = detail::dtype_index_v<T> >= 0;
+
+/// The dtype of element type `T`; `const T` has the same dtype as `T`.
+template <Element T>
+inline constexpr DType dtype_of = static_cast<DType>(detail::dtype_index_v<T>);
+
+namespace detail {
+template <std::size_t... I>
+constexpr auto element_sizes(std::index_sequence<I...>) {
+  return std::array<std::uint8_t, dtype_count>{sizeof(std::tuple_element_t<I, element_types>)...};
+}
+template <std::size_t... I>
+constexpr auto element_alignments(std::index_sequence<I...>) {
+  return std::array<std::uint8_t, dtype_count>{alignof(std::tuple_element_t<I, element_types>)...};
+}
+}  // namespace detail
+
+/// Bytes per element.
+[[nodiscard]] constexpr std::size_t itemsize(DType dtype) noexcept {
+  constexpr auto sizes = detail::element_sizes(std::make_index_sequence<dtype_count>{});
+  return sizes[static_cast<std::size_t>(dtype)];
+}
+
+/// Required address alignment of one element (alignof of its C++ type).
+[[nodiscard]] constexpr std::size_t alignment(DType dtype) noexcept {
+  constexpr auto alignments = detail::element_alignments(std::make_index_sequence<dtype_count>{});
+  return alignments[static_cast<std::size_t>(dtype)];
+}
+
+/// NumPy-style lower-case name: "float32", "bool", "complex128".
+[[nodiscard]] constexpr std::string_view name(DType dtype) noexcept {
+  constexpr std::array<std::string_view, dtype_count> names = {
+      "bool",   "uint8",   "int8",     "int16",   "int32",   "int64",     "uint16",    "uint32",
+      "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128"};
+  return names[static_cast<std::size_t>(dtype)];
+}
+
+[[nodiscard]] constexpr bool is_complex(DType d) noexcept { return d == complex64 || d == complex128; }
+[[nodiscard]] constexpr bool is_floating_point(DType d) noexcept {
+  return d == float16 || d == bfloat16 || d == float32 || d == float64;
+}
+[[nodiscard]] constexpr bool is_signed_integer(DType d) noexcept {
+  return d == int8 || d == int16 || d == int32 || d == int64;
+}
+[[nodiscard]] constexpr bool is_unsigned_integer(DType d) noexcept {
+  return d == uint8 || d == uint16 || d == uint32 || d == uint64;
+}
+
+/// The smallest dtype both `a` and `b` convert to without losing their category, as
+/// torch.promote_types: bool < integers < floating < complex. Like PyTorch, uint16/32/64
+/// promote only with themselves and with floating types; other mixes throw TypeError.
+[[nodiscard]] DType promote_types(DType a, DType b);
+
+/// The dtype of Python floats: float32 unless changed. Process-wide, thread-safe.
+[[nodiscard]] DType default_dtype() noexcept;
+/// Accepts only floating dtypes (TypeError otherwise), as torch.set_default_dtype.
+void set_default_dtype(DType dtype);
+
+/// Calls `f(std::type_identity<T>{})` with the element type of `dtype`.
+template <class F>
+decltype(auto) dispatch(DType dtype, F&& f) {
+  switch (dtype) {
+#define ZT_DISPATCH_CASE(D) \
+  case D: return std::forward<F>(f)(std::type_identity<type_of<D>>{});
+    ZT_DISPATCH_CASE(DType::Bool)
+    ZT_DISPATCH_CASE(DType::UInt8)
+    ZT_DISPATCH_CASE(DType::Int8)
+    ZT_DISPATCH_CASE(DType::Int16)
+    ZT_DISPATCH_CASE(DType::Int32)
+    ZT_DISPATCH_CASE(DType::Int64)
+    ZT_DISPATCH_CASE(DType::UInt16)
+    ZT_DISPATCH_CASE(DType::UInt32)
+    ZT_DISPATCH_CASE(DType::UInt64)
+    ZT_DISPATCH_CASE(DType::Float16)
+    ZT_DISPATCH_CASE(DType::BFloat16)
+    ZT_DISPATCH_CASE(DType::Float32)
+    ZT_DISPATCH_CASE(DType::Float64)
+    ZT_DISPATCH_CASE(DType::Complex64)
+#undef ZT_DISPATCH_CASE
+    default: return std::forward<F>(f)(std::type_identity<type_of<DType::Complex128>>{});
+  }
+}
+
+inline std::ostream& operator<<(std::ostream& out, DType dtype) { return out << name(dtype); }
+
+}  // namespace zt

@@ -1,0 +1,79 @@
+// zt::frombuffer: a 1-D tensor over the bytes of a Buffer, sharing memory, with
+// torch.frombuffer's rules and error messages, checked arithmetic, an alignment rule and
+// const elements for read-only memory.
+//
+// Bool: bytes that become `bool` must be 0 or 1 (any other byte is undefined behaviour in
+// C++); frombuffer checks every byte of a Bool view and throws ValueError naming the first
+// bad one. PyTorch accepts any byte (FB23).
+#pragma once
+
+#include <cstdint>
+
+#include "zerotensor/any_tensor.hpp"
+#include "zerotensor/buffer.hpp"
+
+namespace zt {
+
+struct FromBufferOptions {
+  index_t count = -1;  ///< elements to view; any negative value means "all remaining"
+  index_t offset = 0;  ///< bytes to skip at the start of the buffer
+};
+
+namespace detail {
+
+[[noreturn]] void throw_frombuffer_empty(std::size_t length, index_t count);
+[[noreturn]] void throw_frombuffer_offset(index_t offset, std::size_t length);
+[[noreturn]] void throw_frombuffer_not_multiple(index_t remaining, index_t offset, std::size_t itemsize);
+[[noreturn]] void throw_frombuffer_too_long(index_t count, std::size_t itemsize, index_t offset,
+                                            std::size_t length);
+[[noreturn]] void throw_misaligned(const char* operation, const void* address, index_t offset, DType dtype);
+[[noreturn]] void throw_read_only_buffer(const char* operation, DType dtype);
+void check_bool_bytes(const std::byte* bytes, index_t count);
+
+/// torch.frombuffer's checks, in its order, on `length` bytes; returns the element count.
+inline index_t frombuffer_count(std::size_t length, std::size_t itemsize, FromBufferOptions options) {
+  const auto total = static_cast<index_t>(length);
+  const auto size = static_cast<index_t>(itemsize);
+  if (total == 0 || options.count == 0) throw_frombuffer_empty(length, options.count);
+  if (options.offset < 0 || options.offset >= total) throw_frombuffer_offset(options.offset, length);
+  const index_t remaining = total - options.offset;
+  if (options.count < 0) {
+    if (remaining % size != 0) throw_frombuffer_not_multiple(remaining, options.offset, itemsize);
+    return remaining / size;
+  }
+  index_t requested = 0;
+  if (__builtin_mul_overflow(options.count, size, &requested) || requested > remaining)
+    throw_frombuffer_too_long(options.count, itemsize, options.offset, length);
+  return options.count;
+}
+
+/// A typed view may start only at an address aligned for its element type.
+inline void check_alignment(const char* operation, const std::byte* start, index_t offset, DType dtype) {
+  if (reinterpret_cast<std::uintptr_t>(start) % alignment(dtype) != 0)
+    throw_misaligned(operation, start, offset, dtype);
+}
+
+}  // namespace detail
+
+/// A 1-D view of `count` elements of `T` starting `offset` bytes into `buffer`, sharing its
+/// memory and keeping its owner alive. `T` must be const when the buffer is read-only
+/// (TypeError otherwise). ValueError for PyTorch's range errors and a start address not
+/// aligned to alignof(T); DeviceError for memory the host cannot touch.
+template <Element T>
+[[nodiscard]] Tensor<T, 1> frombuffer(Buffer buffer, FromBufferOptions options = {}) {
+  constexpr DType dtype = dtype_of<T>;
+  if constexpr (!std::is_const_v<T>) {
+    if (!buffer.is_writable()) detail::throw_read_only_buffer("frombuffer", dtype);
+  }
+  if (!buffer.device().is_host_accessible()) detail::throw_not_host_accessible("frombuffer", buffer.device());
+  const index_t count = detail::frombuffer_count(buffer.size(), sizeof(T), options);
+  std::byte* start = buffer.address() + options.offset;
+  detail::check_alignment("frombuffer", start, options.offset, dtype);
+  if constexpr (dtype == bool_) detail::check_bool_bytes(start, count);
+  return Tensor<T, 1>(reinterpret_cast<T*>(start), {count}, {1}, buffer.release_owner(), buffer.device());
+}
+
+/// The run-time dtype form: read-only buffers give a read-only AnyTensor.
+[[nodiscard]] AnyTensor frombuffer(Buffer buffer, DType dtype, FromBufferOptions options = {});
+
+}  // namespace zt

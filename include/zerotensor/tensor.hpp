@@ -1,0 +1,251 @@
+// zt::Tensor<T, Rank>: the compile-time typed view. A pointer, a shape, strides in
+// elements, a device and a shared keep-alive handle. Copying a Tensor copies the view,
+// never the data. `const T` marks read-only memory: writing through it does not compile.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+#include <Eigen/Core>
+#include <unsupported/Eigen/CXX11/Tensor>
+
+#include "zerotensor/buffer.hpp"
+#include "zerotensor/device.hpp"
+#include "zerotensor/dtype.hpp"
+#include "zerotensor/error.hpp"
+#include "zerotensor/extents.hpp"
+
+namespace zt {
+
+namespace detail {
+
+/// Product of the extents; callers have validated the shape, so it cannot overflow.
+[[nodiscard]] inline index_t numel(std::span<const index_t> shape) noexcept {
+  index_t n = 1;
+  for (index_t extent : shape) n *= extent;
+  return n;
+}
+
+/// C-contiguous, ignoring the strides of extent-1 dimensions; at most one element is
+/// always contiguous.
+[[nodiscard]] inline bool is_contiguous(std::span<const index_t> shape,
+                                        std::span<const index_t> strides) noexcept {
+  if (std::find(shape.begin(), shape.end(), index_t{0}) != shape.end()) return true;
+  index_t expected = 1;
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] != 1 && strides[d] != expected) return false;
+    expected *= shape[d];
+  }
+  return true;
+}
+
+/// C-order strides for `shape`.
+template <class Shape>
+[[nodiscard]] Shape contiguous_strides(const Shape& shape) {
+  Shape strides = shape;
+  index_t step = 1;
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    strides[d] = step;
+    step *= shape[d];
+  }
+  return strides;
+}
+
+/// "float32, shape (4, 4), strides (4, 1), cpu" — the found half of a mismatch message.
+std::string describe(DType dtype, std::span<const index_t> shape, std::span<const index_t> strides,
+                     Device device, bool writable);
+
+[[noreturn]] void throw_not_host_accessible(const char* operation, Device device);
+[[noreturn]] void throw_rank_mismatch(const char* operation, std::size_t expected, std::size_t found);
+[[noreturn]] void throw_not_contiguous(const char* operation, std::span<const index_t> shape,
+                                       std::span<const index_t> strides);
+[[noreturn]] void throw_index_out_of_range(index_t index, std::size_t dim, index_t extent);
+
+/// Converts between static and dynamic extents; the ranks are known to agree.
+template <class Shape>
+Shape to_extents(std::span<const index_t> values) {
+  if constexpr (std::is_same_v<Shape, DynamicExtents>) {
+    return DynamicExtents(values);
+  } else {
+    Shape out{};
+    std::copy(values.begin(), values.end(), out.begin());
+    return out;
+  }
+}
+
+}  // namespace detail
+
+class AnyTensor;
+
+template <class T, std::size_t Rank = dynamic>
+class Tensor {
+  static_assert(Element<T>,
+                "zt::Tensor<T>: T must be one of the 15 element types (bool, the 8 integer types, "
+                "Eigen::half, Eigen::bfloat16, float, double, std::complex<float>, "
+                "std::complex<double>), optionally const.");
+  static_assert(!std::is_volatile_v<T>, "zt::Tensor<T>: volatile element types are not supported.");
+
+  template <class Plain>
+  using MapTarget = std::conditional_t<std::is_const_v<T>, const Plain, Plain>;
+
+ public:
+  using element_type = T;
+  using value_type = std::remove_const_t<T>;
+  using extents_type = Extents<Rank>;
+  static constexpr std::size_t static_rank = Rank;
+
+  using ArrayMap = Eigen::Map<MapTarget<Eigen::Array<value_type, Eigen::Dynamic, 1>>>;
+  using StridedArrayMap = Eigen::Map<MapTarget<Eigen::Array<value_type, Eigen::Dynamic, 1>>,
+                                     Eigen::Unaligned, Eigen::InnerStride<>>;
+  using MatrixMap =
+      Eigen::Map<MapTarget<Eigen::Matrix<value_type, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>,
+                 Eigen::Unaligned, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
+  template <int TensorRank>
+  using TensorMap =
+      Eigen::TensorMap<MapTarget<Eigen::Tensor<value_type, TensorRank, Eigen::RowMajor, index_t>>>;
+
+  /// A view over memory the caller vouches for: `shape` and `strides` (in elements) must
+  /// stay inside it and `owner` (empty: borrowed) must keep it alive. The constructor
+  /// functions (frombuffer, asarray, ...) validate and then build through this.
+  Tensor(T* data, extents_type shape, extents_type strides, KeepAlive owner = {},
+         Device device = cpu) noexcept
+      : data_(data), shape_(std::move(shape)), strides_(std::move(strides)), device_(device),
+        owner_(std::move(owner)) {}
+
+  /// Adds const, or forgets a static rank; both implicit. Recovering a static rank from a
+  /// dynamic one is explicit and checked (ValueError on a different rank).
+  template <class U, std::size_t R>
+    requires std::is_convertible_v<U (*)[], T (*)[]> &&
+             (R == Rank || Rank == dynamic || R == dynamic)
+  explicit(R == dynamic && Rank != dynamic) Tensor(const Tensor<U, R>& other)
+      : data_(other.data()),
+        shape_(detail::to_extents<extents_type>(other.shape())),
+        strides_(detail::to_extents<extents_type>(other.strides())),
+        device_(other.device()),
+        owner_(other.owner()) {
+    if constexpr (R == dynamic && Rank != dynamic) {
+      if (other.rank() != Rank) detail::throw_rank_mismatch("Tensor conversion", Rank, other.rank());
+    }
+  }
+
+  [[nodiscard]] T* data() const noexcept { return data_; }
+  [[nodiscard]] const extents_type& shape() const noexcept { return shape_; }
+  [[nodiscard]] const extents_type& strides() const noexcept { return strides_; }
+  [[nodiscard]] index_t size(std::size_t dim) const noexcept { return shape_[dim]; }
+  [[nodiscard]] index_t stride(std::size_t dim) const noexcept { return strides_[dim]; }
+  [[nodiscard]] std::size_t rank() const noexcept { return shape_.size(); }
+  [[nodiscard]] index_t numel() const noexcept { return detail::numel(shape_); }
+  [[nodiscard]] std::size_t nbytes() const noexcept { return std::size_t(numel()) * sizeof(T); }
+  [[nodiscard]] bool is_contiguous() const noexcept { return detail::is_contiguous(shape_, strides_); }
+  [[nodiscard]] Device device() const noexcept { return device_; }
+  [[nodiscard]] static constexpr DType dtype() noexcept { return dtype_of<T>; }
+  /// The keep-alive handle; empty when the memory is borrowed.
+  [[nodiscard]] const KeepAlive& owner() const noexcept { return owner_; }
+
+  /// Unchecked element access (like Eigen's operator()); one index per dimension.
+  template <std::integral... Index>
+  [[nodiscard]] T& operator()(Index... index) const noexcept {
+    static_assert(Rank == dynamic || sizeof...(Index) == Rank,
+                  "zt::Tensor::operator(): give exactly one index per dimension of the tensor.");
+    assert(sizeof...(Index) == rank());
+    return data_[offset_of(index...)];
+  }
+
+  /// Checked element access: ValueError for a wrong index count or an index out of range,
+  /// DeviceError for memory the host cannot touch. Negative indices are not wrapped.
+  template <std::integral... Index>
+  [[nodiscard]] T& at(Index... index) const {
+    static_assert(Rank == dynamic || sizeof...(Index) == Rank,
+                  "zt::Tensor::at(): give exactly one index per dimension of the tensor.");
+    require_host("element access");
+    if (sizeof...(Index) != rank()) detail::throw_rank_mismatch("at()", rank(), sizeof...(Index));
+    const std::array<index_t, sizeof...(Index)> indices{index_t(index)...};
+    for (std::size_t dim = 0; dim < indices.size(); ++dim) {
+      if (indices[dim] < 0 || indices[dim] >= shape_[dim])
+        detail::throw_index_out_of_range(indices[dim], dim, shape_[dim]);
+    }
+    return data_[offset_of(index...)];
+  }
+
+  /// Every element, flat in C order, as an Eigen array with inner stride 1 known at
+  /// compile time: the vectorised fast path. Contiguous tensors only (ValueError otherwise;
+  /// use strided_array() for a strided 1-D view).
+  [[nodiscard]] ArrayMap array() const {
+    require_host("array()");
+    if (!is_contiguous()) detail::throw_not_contiguous("array()", shape_, strides_);
+    return ArrayMap(data_, numel());
+  }
+
+  /// A rank-1 tensor with any stride (or any contiguous tensor, flat) as an Eigen array
+  /// with a run-time inner stride. Eigen does not vectorise these.
+  [[nodiscard]] StridedArrayMap strided_array() const {
+    require_host("strided_array()");
+    if (is_contiguous()) return StridedArrayMap(data_, numel(), Eigen::InnerStride<>(1));
+    if (rank() != 1) detail::throw_not_contiguous("strided_array()", shape_, strides_);
+    return StridedArrayMap(data_, shape_[0], Eigen::InnerStride<>(strides_[0]));
+  }
+
+  /// A rank-2 tensor as a row-major Eigen matrix with its outer and inner strides, so a
+  /// transposed or column-major view needs no copy.
+  [[nodiscard]] MatrixMap matrix() const {
+    require_host("matrix()");
+    if (rank() != 2) detail::throw_rank_mismatch("matrix()", 2, rank());
+    return MatrixMap(data_, shape_[0], shape_[1],
+                     Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(strides_[0], strides_[1]));
+  }
+
+  /// A contiguous tensor of static rank as a row-major Eigen::TensorMap.
+  [[nodiscard]] TensorMap<int(Rank)> tensor() const
+    requires(Rank != dynamic)
+  {
+    return tensor_map<int(Rank)>();
+  }
+
+  /// The same for a dynamic-rank tensor whose rank is `TensorRank` (ValueError otherwise).
+  template <int TensorRank>
+  [[nodiscard]] TensorMap<TensorRank> tensor() const
+    requires(Rank == dynamic)
+  {
+    if (rank() != std::size_t(TensorRank)) detail::throw_rank_mismatch("tensor()", TensorRank, rank());
+    return tensor_map<TensorRank>();
+  }
+
+ private:
+  friend class AnyTensor;
+
+  template <class... Index>
+  [[nodiscard]] index_t offset_of(Index... index) const noexcept {
+    index_t offset = 0;
+    std::size_t dim = 0;
+    ((offset += index_t(index) * strides_[dim++]), ...);
+    return offset;
+  }
+
+  void require_host(const char* operation) const {
+    if (!device_.is_host_accessible()) detail::throw_not_host_accessible(operation, device_);
+  }
+
+  template <int TensorRank>
+  [[nodiscard]] TensorMap<TensorRank> tensor_map() const {
+    require_host("tensor()");
+    if (!is_contiguous()) detail::throw_not_contiguous("tensor()", shape_, strides_);
+    std::array<index_t, std::size_t(TensorRank)> dims{};
+    std::copy(shape_.begin(), shape_.end(), dims.begin());
+    return TensorMap<TensorRank>(data_, dims);
+  }
+
+  T* data_;
+  extents_type shape_;
+  extents_type strides_;
+  Device device_;
+  KeepAlive owner_;
+};
+
+}  // namespace zt

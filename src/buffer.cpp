@@ -1,0 +1,12 @@
+#include "zerotensor/buffer.hpp"
+
+#include "zerotensor/error.hpp"
+
+namespace zt {
+
+std::span<std::byte> Buffer::writable_bytes() const {
+  if (!writable_) throw TypeError(detail::concat("Buffer::writable_bytes: the ", size_, " bytes are read-only"));
+  return {data_, size_};
+}
+
+}  // namespace zt

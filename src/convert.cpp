@@ -1,0 +1,122 @@
+#include "zerotensor/convert.hpp"
+
+#include <complex>
+#include <cstring>
+#include <limits>
+
+namespace zt {
+namespace {
+
+template <class T>
+inline constexpr bool is_complex_v = false;
+template <class T>
+inline constexpr bool is_complex_v<std::complex<T>> = true;
+
+template <class T>
+inline constexpr bool is_half_v = std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>;
+
+/// Truncates toward zero. NaN gives 0; values outside int64 saturate (uint64 keeps its
+/// upper half), then narrower types wrap modulo 2^n as integer narrowing does.
+template <class To, class From>
+To float_to_integer(From value) {
+  constexpr From two_to_63 = From(9223372036854775808.0);
+  if (value != value) return To(0);
+  if constexpr (std::is_same_v<To, std::uint64_t>) {
+    if (value >= two_to_63) {
+      return value >= From(18446744073709551616.0) ? std::numeric_limits<To>::max() : static_cast<To>(value);
+    }
+  }
+  if (value >= two_to_63) return static_cast<To>(std::numeric_limits<std::int64_t>::max());
+  if (value < -two_to_63) return static_cast<To>(std::numeric_limits<std::int64_t>::min());
+  return static_cast<To>(static_cast<std::int64_t>(value));
+}
+
+template <class To, class From>
+To convert_value(From value) {
+  if constexpr (std::is_same_v<To, From>) {
+    return value;
+  } else if constexpr (std::is_same_v<To, bool>) {
+    if constexpr (is_complex_v<From>) return value.real() != 0 || value.imag() != 0;
+    else if constexpr (is_half_v<From>) return static_cast<float>(value) != 0.0f;
+    else return value != From(0);
+  } else if constexpr (is_complex_v<From> && !is_complex_v<To>) {
+    return convert_value<To>(value.real());
+  } else if constexpr (is_complex_v<To>) {
+    using Real = typename To::value_type;
+    if constexpr (is_complex_v<From>) return To(Real(value.real()), Real(value.imag()));
+    else return To(convert_value<Real>(value), Real(0));
+  } else if constexpr (is_half_v<From>) {
+    return convert_value<To>(static_cast<float>(value));
+  } else if constexpr (is_half_v<To>) {
+    return To(static_cast<float>(value));
+  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    return float_to_integer<To>(value);
+  } else {
+    return static_cast<To>(value);
+  }
+}
+
+/// Calls `run(source_offset, destination_offset, length)` for every innermost row of the
+/// shape, offsets in elements: the single strided walk of the library.
+template <class Run>
+void for_each_row(std::span<const index_t> shape, std::span<const index_t> source_strides,
+                  std::span<const index_t> destination_strides, Run&& run) {
+  const std::size_t rank = shape.size();
+  if (rank == 0) return run(index_t{0}, index_t{0}, index_t{1});
+  Extents<dynamic> position(rank - 1, 0);
+  index_t source = 0;
+  index_t destination = 0;
+  while (true) {
+    run(source, destination, shape[rank - 1]);
+    std::size_t d = rank - 1;
+    while (d-- > 0) {
+      source += source_strides[d];
+      destination += destination_strides[d];
+      if (++position[d] < shape[d]) break;
+      source -= source_strides[d] * shape[d];
+      destination -= destination_strides[d] * shape[d];
+      position[d] = 0;
+    }
+    if (d == std::size_t(-1)) return;
+  }
+}
+
+template <class From, class To>
+void convert_typed(const Tensor<From>& source, const Tensor<To>& destination) {
+  const From* in = source.data();
+  To* out = destination.data();
+  if (source.is_contiguous() && destination.is_contiguous()) {
+    const index_t count = source.numel();
+    if constexpr (std::is_same_v<From, To>) {
+      if (count > 0) std::memcpy(out, in, std::size_t(count) * sizeof(To));
+    } else {
+      for (index_t i = 0; i < count; ++i) out[i] = convert_value<To>(in[i]);
+    }
+    return;
+  }
+  const std::size_t inner = source.rank() == 0 ? 0 : source.rank() - 1;
+  const index_t in_step = source.rank() == 0 ? 1 : source.stride(inner);
+  const index_t out_step = source.rank() == 0 ? 1 : destination.stride(inner);
+  for_each_row(source.shape(), source.strides(), destination.strides(),
+               [&](index_t in_offset, index_t out_offset, index_t length) {
+                 for (index_t i = 0; i < length; ++i)
+                   out[out_offset + i * out_step] = convert_value<To>(in[in_offset + i * in_step]);
+               });
+}
+
+}  // namespace
+
+void copy_into(const AnyTensor& source, const AnyTensor& destination) {
+  if (source.shape() != destination.shape())
+    throw ValueError(detail::concat("copy_into: source shape ", detail::shape_string(source.shape()),
+                                    " differs from destination shape ", detail::shape_string(destination.shape())));
+  if (!destination.is_writable()) detail::throw_read_only("copy_into");
+  if (!source.device().is_host_accessible()) detail::throw_not_host_accessible("copy_into", source.device());
+  if (!destination.device().is_host_accessible())
+    detail::throw_not_host_accessible("copy_into", destination.device());
+  if (source.numel() == 0) return;
+  std::visit([](const auto& in, const auto& out) { convert_typed(in, out); }, source.variant(),
+             destination.variant());
+}
+
+}  // namespace zt

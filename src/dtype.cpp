@@ -1,0 +1,59 @@
+#include "zerotensor/dtype.hpp"
+
+#include <atomic>
+
+#include "zerotensor/error.hpp"
+
+namespace zt {
+namespace {
+
+std::atomic<DType> process_default_dtype{float32};
+
+/// PyTorch's "barebones" unsigned types, which promote only with floating types.
+bool is_wide_unsigned(DType d) { return is_unsigned_integer(d) && d != uint8; }
+
+/// Floating dtypes ordered by precision for promotion; float16 and bfloat16 share a rank.
+int floating_rank(DType d) { return d == float64 ? 3 : d == float32 ? 2 : 1; }
+
+DType promote_floating(DType a, DType b) {
+  if (!is_floating_point(b)) return a;
+  if (!is_floating_point(a)) return b;
+  if (floating_rank(a) == floating_rank(b)) return float32;  // float16 with bfloat16
+  return floating_rank(a) > floating_rank(b) ? a : b;
+}
+
+DType promote_integers(DType a, DType b) {
+  if (a == bool_) return b;
+  if (b == bool_) return a;
+  if (a == uint8) std::swap(a, b);
+  if (b == uint8) return a == int8 ? int16 : a;  // uint8 with a signed type
+  return itemsize(a) >= itemsize(b) ? a : b;
+}
+
+}  // namespace
+
+DType promote_types(DType a, DType b) {
+  if (a == b) return a;
+  if (is_wide_unsigned(a) || is_wide_unsigned(b)) {
+    if (is_floating_point(a)) return a;
+    if (is_floating_point(b)) return b;
+    throw TypeError(detail::concat("promotion for uint16, uint32, uint64 types is not supported, attempted to promote ",
+                                   a, " and ", b));
+  }
+  if (is_complex(a) || is_complex(b)) {
+    const bool wide = a == complex128 || b == complex128 || a == float64 || b == float64;
+    return wide ? complex128 : complex64;
+  }
+  if (is_floating_point(a) || is_floating_point(b)) return promote_floating(a, b);
+  return promote_integers(a, b);
+}
+
+DType default_dtype() noexcept { return process_default_dtype.load(std::memory_order_relaxed); }
+
+void set_default_dtype(DType dtype) {
+  if (!is_floating_point(dtype))
+    throw TypeError(detail::concat("only floating-point types are supported as the default type; got ", dtype));
+  process_default_dtype.store(dtype, std::memory_order_relaxed);
+}
+
+}  // namespace zt

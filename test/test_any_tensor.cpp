@@ -1,0 +1,197 @@
+// AnyTensor: the checked typed view, visit, conversion copies with PyTorch's value
+// rules, clone, shares_memory.
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <vector>
+
+#include "zerotensor/convert.hpp"
+#include "zerotensor/shares_memory.hpp"
+#include "zerotensor/storage.hpp"
+
+namespace {
+
+bool message_has(const std::exception& e, const std::string& text) {
+  const bool found = std::string(e.what()).find(text) != std::string::npos;
+  if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
+  return found;
+}
+
+template <class T>
+zt::AnyTensor vector_view(std::vector<T>& values) {
+  return zt::Tensor<T, 1>(values.data(), {zt::index_t(values.size())}, {1});
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(any_tensor)
+
+BOOST_AUTO_TEST_CASE(holds_the_dtype_resolved_at_run_time) {
+  std::vector<std::int16_t> values = {1, 2, 3, 4, 5, 6};
+  zt::AnyTensor t = zt::Tensor<std::int16_t, 2>(values.data(), {2, 3}, {3, 1});
+  BOOST_TEST(t.dtype() == zt::int16);
+  BOOST_TEST(t.itemsize() == 2u);
+  BOOST_TEST(t.rank() == 2u);
+  BOOST_TEST(t.numel() == 6);
+  BOOST_TEST(t.nbytes() == 12u);
+  BOOST_TEST(t.size(1) == 3);
+  BOOST_TEST(t.stride(0) == 3);
+  BOOST_TEST(t.is_contiguous());
+  BOOST_TEST(t.is_writable());
+  BOOST_TEST(t.data_ptr() == values.data());
+  BOOST_TEST((t.as<std::int16_t, 2>()(1, 1)) == 5);
+  BOOST_TEST(t.as<const std::int16_t>()(0, 2) == 3);
+}
+
+BOOST_AUTO_TEST_CASE(as_names_what_was_expected_and_found) {
+  std::vector<std::int64_t> values(16);
+  zt::AnyTensor t = zt::Tensor<std::int64_t, 2>(values.data(), {4, 4}, {4, 1});
+  BOOST_CHECK_EXCEPTION((void)(t.as<float, 2>()), zt::TypeError, [](const zt::TypeError& e) {
+    return message_has(e, "expected float32, rank 2, writable; got int64, shape (4, 4), strides (4, 1), cpu");
+  });
+  BOOST_CHECK_EXCEPTION((void)(t.as<std::int64_t, 3>()), zt::TypeError,
+                        [](const zt::TypeError& e) { return message_has(e, "expected int64, rank 3, writable; got int64"); });
+  zt::AnyTensor read_only = zt::Tensor<const std::int64_t, 2>(values.data(), {4, 4}, {4, 1});
+  BOOST_TEST(!read_only.is_writable());
+  BOOST_CHECK_THROW((void)read_only.as<std::int64_t>(), zt::TypeError);
+  BOOST_TEST(read_only.as<const std::int64_t>().data() == values.data());
+}
+
+BOOST_AUTO_TEST_CASE(visit_passes_const_elements_for_read_only_memory) {
+  std::vector<float> values = {1, 2, 3};
+  zt::AnyTensor writable = vector_view(values);
+  zt::AnyTensor read_only = zt::Tensor<const float, 1>(values.data(), {3}, {1});
+  auto constness = [](const auto& typed) {
+    return std::is_const_v<typename std::remove_cvref_t<decltype(typed)>::element_type>;
+  };
+  BOOST_TEST(!writable.visit(constness));
+  BOOST_TEST(read_only.visit(constness));
+  double sum = writable.visit([](const auto& typed) {
+    double total = 0;
+    for (zt::index_t i = 0; i < typed.numel(); ++i) {
+      if constexpr (requires { static_cast<double>(typed(i)); }) total += static_cast<double>(typed(i));
+      else total += std::real(typed(i));
+    }
+    return total;
+  });
+  BOOST_TEST(sum == 6.0);
+}
+
+BOOST_AUTO_TEST_CASE(to_dtype_follows_pytorch_value_rules) {
+  std::vector<double> values = {1.7, -1.7, 0.0, 300.0, std::nan("")};
+  zt::AnyTensor source = vector_view(values);
+  auto as_int = source.to(zt::int32).as<std::int32_t, 1>();
+  BOOST_TEST(as_int(0) == 1);   // truncation toward zero
+  BOOST_TEST(as_int(1) == -1);
+  BOOST_TEST(as_int(3) == 300);
+  BOOST_TEST(as_int(4) == 0);   // NaN is defined as 0 (undefined behaviour in PyTorch's C++)
+  auto as_u8 = source.to(zt::uint8).as<std::uint8_t, 1>();
+  BOOST_TEST(as_u8(1) == 255);  // -1 wraps as in PyTorch
+  BOOST_TEST(as_u8(3) == 44);   // 300 mod 256
+  auto as_bool = source.to(zt::bool_).as<bool, 1>();
+  BOOST_TEST(as_bool(0));
+  BOOST_TEST(!as_bool(2));
+  BOOST_TEST(as_bool(4));       // NaN != 0
+  auto as_half = source.to(zt::float16).as<Eigen::half, 1>();
+  BOOST_TEST(static_cast<float>(as_half(3)) == 300.0f);
+
+  std::vector<std::complex<double>> complex_values = {{2.5, -1.0}, {0.0, 3.0}};
+  zt::AnyTensor complex_source = vector_view(complex_values);
+  auto real = complex_source.to(zt::float32).as<float, 1>();
+  BOOST_TEST(real(0) == 2.5f);  // the real part is kept
+  auto truth = complex_source.to(zt::bool_).as<bool, 1>();
+  BOOST_TEST(truth(1));
+  auto narrowed = complex_source.to(zt::complex64).as<std::complex<float>, 1>();
+  BOOST_TEST(narrowed(1) == std::complex<float>(0.0f, 3.0f));
+
+  bool flags[2] = {true, false};
+  zt::AnyTensor flag_view = zt::Tensor<bool, 1>(flags, {2}, {1});
+  auto widened = flag_view.to(zt::complex128).as<std::complex<double>, 1>();
+  BOOST_TEST(widened(0) == std::complex<double>(1.0, 0.0));
+
+  std::vector<std::int64_t> big = {std::numeric_limits<std::int64_t>::max(), -2};
+  auto to_u16 = vector_view(big).to(zt::uint16).as<std::uint16_t, 1>();
+  BOOST_TEST(to_u16(0) == 65535);
+  BOOST_TEST(to_u16(1) == 65534);
+}
+
+BOOST_AUTO_TEST_CASE(to_same_dtype_shares_and_clone_copies) {
+  std::vector<float> values = {1, 2, 3, 4};
+  zt::AnyTensor t = vector_view(values);
+  BOOST_TEST(t.to(zt::float32).data_ptr() == values.data());
+  zt::AnyTensor copy = t.clone();
+  BOOST_TEST(copy.data_ptr() != t.data_ptr());
+  BOOST_TEST(!zt::shares_memory(copy, t));
+  BOOST_TEST(copy.is_writable());
+  BOOST_TEST(reinterpret_cast<std::uintptr_t>(copy.data_ptr()) % 64 == 0u);
+  copy.as<float>()(0) = 100.0f;
+  BOOST_TEST(values[0] == 1.0f);
+  BOOST_TEST(copy.as<float>()(3) == 4.0f);
+  BOOST_TEST(t.to(zt::float64).as<double>()(3) == 4.0);
+}
+
+BOOST_AUTO_TEST_CASE(clone_of_strided_and_read_only_views_is_contiguous) {
+  std::vector<int> values = {1, 2, 3, 4, 5, 6};
+  zt::AnyTensor transposed = zt::Tensor<const int, 2>(values.data(), {3, 2}, {1, 3});
+  zt::AnyTensor copy = transposed.clone();
+  BOOST_TEST(copy.is_writable());
+  BOOST_TEST(copy.is_contiguous());
+  BOOST_TEST(copy.strides() == zt::DynamicExtents({2, 1}));
+  auto typed = copy.as<int, 2>();
+  BOOST_TEST(typed(0, 1) == 4);
+  BOOST_TEST(typed(2, 0) == 3);
+  std::vector<int> reversed_source = {1, 2, 3};
+  zt::AnyTensor reversed = zt::Tensor<int, 1>(reversed_source.data() + 2, {3}, {-1});
+  auto as_double = reversed.to(zt::float64).as<double, 1>();
+  BOOST_TEST(as_double(0) == 3.0);
+  BOOST_TEST(as_double(2) == 1.0);
+}
+
+BOOST_AUTO_TEST_CASE(copy_into_checks_shape_and_writability) {
+  std::vector<float> a(4), b(3);
+  zt::AnyTensor four = vector_view(a);
+  zt::AnyTensor three = vector_view(b);
+  BOOST_CHECK_EXCEPTION(zt::copy_into(four, three), zt::ValueError, [](const zt::ValueError& e) {
+    return message_has(e, "source shape (4,) differs from destination shape (3,)");
+  });
+  zt::AnyTensor read_only = zt::Tensor<const float, 1>(a.data(), {4}, {1});
+  BOOST_CHECK_THROW(zt::copy_into(four, read_only), zt::TypeError);
+  BOOST_CHECK_THROW((void)four.to(zt::cuda(0)), zt::DeviceError);
+  BOOST_TEST(four.to(zt::cpu).data_ptr() == a.data());
+}
+
+BOOST_AUTO_TEST_CASE(empty_checks_the_shape) {
+  const zt::index_t shape[] = {2, -3};
+  BOOST_CHECK_EXCEPTION((void)zt::empty(shape, zt::float32), zt::ValueError, [](const zt::ValueError& e) {
+    return message_has(e, "negative extent -3 in dimension 1 of shape (2, -3)");
+  });
+  const zt::index_t huge[] = {zt::index_t{1} << 40, zt::index_t{1} << 30};
+  BOOST_CHECK_EXCEPTION((void)zt::empty(huge, zt::float32), zt::ValueError,
+                        [](const zt::ValueError& e) { return message_has(e, "has more than 2^63 elements"); });
+  const zt::index_t zero[] = {0, 5};
+  BOOST_TEST(zt::empty(zero, zt::int8).numel() == 0);
+  const zt::index_t dims[] = {3, 4};
+  zt::Tensor<double> typed = zt::empty<double>(dims);
+  BOOST_TEST(typed.strides() == zt::DynamicExtents({4, 1}));
+}
+
+BOOST_AUTO_TEST_CASE(shares_memory_compares_reachable_bytes) {
+  std::vector<float> values(10);
+  zt::AnyTensor first_half = zt::Tensor<float, 1>(values.data(), {5}, {1});
+  zt::AnyTensor second_half = zt::Tensor<float, 1>(values.data() + 5, {5}, {1});
+  zt::AnyTensor evens = zt::Tensor<float, 1>(values.data(), {5}, {2});
+  zt::AnyTensor reversed = zt::Tensor<float, 1>(values.data() + 9, {3}, {-1});
+  zt::AnyTensor nothing = zt::Tensor<float, 1>(values.data(), {0}, {1});
+  BOOST_TEST(!zt::shares_memory(first_half, second_half));
+  BOOST_TEST(zt::shares_memory(evens, second_half));
+  BOOST_TEST(zt::shares_memory(reversed, second_half));
+  BOOST_TEST(!zt::shares_memory(reversed, first_half));
+  BOOST_TEST(!zt::shares_memory(nothing, first_half));
+  zt::AnyTensor as_bytes = zt::Tensor<std::uint8_t, 1>(reinterpret_cast<std::uint8_t*>(values.data()) + 19, {1}, {1});
+  BOOST_TEST(zt::shares_memory(as_bytes, first_half));
+  BOOST_TEST(!zt::shares_memory(as_bytes, second_half));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

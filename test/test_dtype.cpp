@@ -1,0 +1,95 @@
+// DType: sizes, names, element types, PyTorch's promotion table, the default dtype.
+#include <boost/test/unit_test.hpp>
+
+#include "zerotensor/dtype.hpp"
+#include "zerotensor/error.hpp"
+#include "zerotensor/device.hpp"
+
+namespace {
+template <zt::DType D>
+constexpr bool round_trips = zt::dtype_of<zt::type_of<D>> == D;
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(dtype)
+
+BOOST_AUTO_TEST_CASE(itemsize_name_and_alignment_of_all_15) {
+  const std::array<std::size_t, 15> sizes = {1, 1, 1, 2, 4, 8, 2, 4, 8, 2, 2, 4, 8, 8, 16};
+  const std::array<std::string_view, 15> names = {"bool",    "uint8",    "int8",    "int16",   "int32",
+                                                  "int64",   "uint16",   "uint32",  "uint64",  "float16",
+                                                  "bfloat16", "float32", "float64", "complex64", "complex128"};
+  for (std::size_t i = 0; i < zt::all_dtypes.size(); ++i) {
+    BOOST_TEST(zt::itemsize(zt::all_dtypes[i]) == sizes[i]);
+    BOOST_TEST(zt::name(zt::all_dtypes[i]) == names[i]);
+  }
+  BOOST_TEST(zt::alignment(zt::complex128) == 8u);
+  BOOST_TEST(zt::alignment(zt::complex64) == 4u);
+  BOOST_TEST(zt::alignment(zt::float16) == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(element_types_map_both_ways) {
+  static_assert(zt::dtype_of<bool> == zt::bool_);
+  static_assert(zt::dtype_of<Eigen::half> == zt::float16);
+  static_assert(zt::dtype_of<Eigen::bfloat16> == zt::bfloat16);
+  static_assert(zt::dtype_of<std::complex<float>> == zt::complex64);
+  static_assert(zt::dtype_of<const double> == zt::float64);
+  static_assert(std::is_same_v<zt::type_of<zt::uint16>, std::uint16_t>);
+  static_assert(round_trips<zt::DType::Complex128> && round_trips<zt::DType::Int8> && round_trips<zt::DType::UInt64>);
+  static_assert(!zt::Element<long double> && !zt::Element<char> && zt::Element<std::int64_t>);
+  BOOST_TEST(zt::dispatch(zt::int16, [](auto tag) { return sizeof(typename decltype(tag)::type); }) == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(promotion_matches_pytorch_1_13_table) {
+  using namespace zt;
+  // Rows and columns: bool uint8 int8 int16 int32 int64 float16 bfloat16 float32 float64
+  // complex64 complex128; printed by torch.promote_types in Debian's PyTorch 1.13.
+  const std::array<DType, 12> order = {bool_, uint8, int8, int16, int32, int64,
+                                       float16, bfloat16, float32, float64, complex64, complex128};
+  const DType table[12][12] = {
+      {bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128},
+      {uint8, uint8, int16, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128},
+      {int8, int16, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128},
+      {int16, int16, int16, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128},
+      {int32, int32, int32, int32, int32, int64, float16, bfloat16, float32, float64, complex64, complex128},
+      {int64, int64, int64, int64, int64, int64, float16, bfloat16, float32, float64, complex64, complex128},
+      {float16, float16, float16, float16, float16, float16, float16, float32, float32, float64, complex64, complex128},
+      {bfloat16, bfloat16, bfloat16, bfloat16, bfloat16, bfloat16, float32, bfloat16, float32, float64, complex64, complex128},
+      {float32, float32, float32, float32, float32, float32, float32, float32, float32, float64, complex64, complex128},
+      {float64, float64, float64, float64, float64, float64, float64, float64, float64, float64, complex128, complex128},
+      {complex64, complex64, complex64, complex64, complex64, complex64, complex64, complex64, complex64, complex128, complex64, complex128},
+      {complex128, complex128, complex128, complex128, complex128, complex128, complex128, complex128, complex128, complex128, complex128, complex128},
+  };
+  for (std::size_t i = 0; i < order.size(); ++i)
+    for (std::size_t j = 0; j < order.size(); ++j)
+      BOOST_TEST(promote_types(order[i], order[j]) == table[i][j], order[i] << " with " << order[j]);
+}
+
+BOOST_AUTO_TEST_CASE(wide_unsigned_promote_only_with_themselves_and_floats) {
+  BOOST_TEST(zt::promote_types(zt::uint32, zt::uint32) == zt::uint32);
+  BOOST_TEST(zt::promote_types(zt::uint16, zt::float32) == zt::float32);
+  BOOST_TEST(zt::promote_types(zt::float64, zt::uint64) == zt::float64);
+  BOOST_CHECK_EXCEPTION(zt::promote_types(zt::uint16, zt::int8), zt::TypeError, [](const zt::TypeError& e) {
+    return std::string(e.what()).find("attempted to promote uint16 and int8") != std::string::npos;
+  });
+  BOOST_CHECK_THROW(zt::promote_types(zt::uint64, zt::uint8), zt::TypeError);
+}
+
+BOOST_AUTO_TEST_CASE(default_dtype_is_float32_and_accepts_only_floating) {
+  BOOST_TEST(zt::default_dtype() == zt::float32);
+  zt::set_default_dtype(zt::float64);
+  BOOST_TEST(zt::default_dtype() == zt::float64);
+  BOOST_CHECK_EXCEPTION(zt::set_default_dtype(zt::int64), zt::TypeError, [](const zt::TypeError& e) {
+    return std::string(e.what()).find("got int64") != std::string::npos;
+  });
+  BOOST_TEST(zt::default_dtype() == zt::float64);
+  zt::set_default_dtype(zt::float32);
+}
+
+BOOST_AUTO_TEST_CASE(devices_print_like_pytorch) {
+  BOOST_TEST(zt::to_string(zt::cpu) == "cpu");
+  BOOST_TEST(zt::to_string(zt::cuda(1)) == "cuda:1");
+  BOOST_TEST(zt::cuda(0) != zt::cpu);
+  BOOST_TEST(!zt::cuda(0).is_host_accessible());
+  BOOST_TEST((zt::Device{zt::DeviceKind::CUDAManaged, 0}).is_host_accessible());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
