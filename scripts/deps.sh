@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages named on the command line that are not installed yet.
+# Usage: scripts/deps.sh core|test|bench|all
+set -euo pipefail
+
+core=(cmake make g++ libeigen3-dev libboost-dev)
+test=(libboost-test-dev nlohmann-json3-dev libdlpack-dev libtorch-dev python3-numpy)
+bench=(libbenchmark-dev)
+
+case "${1:-core}" in
+  core) wanted=("${core[@]}") ;;
+  test) wanted=("${core[@]}" "${test[@]}") ;;
+  bench) wanted=("${core[@]}" "${bench[@]}") ;;
+  all) wanted=("${core[@]}" "${test[@]}" "${bench[@]}") ;;
+  *) echo "usage: $0 core|test|bench|all" >&2; exit 2 ;;
+esac
+
+missing=()
+for package in "${wanted[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "installing: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
