@@ -24,6 +24,12 @@ struct tensor_variant<std::tuple<Types...>> {
 }  // namespace detail
 
 class AnyTensor {
+  static DynamicExtents&& dynamic_extents(DynamicExtents&& extents) noexcept { return std::move(extents); }
+  template <std::size_t Rank>
+  static DynamicExtents dynamic_extents(std::array<index_t, Rank>&& extents) {
+    return DynamicExtents(std::span<const index_t>(extents));
+  }
+
   /// Reads a layout field that every alternative has.
   template <class F>
   decltype(auto) layout(F&& f) const noexcept {
@@ -39,10 +45,8 @@ class AnyTensor {
   template <class T, std::size_t Rank>
   AnyTensor(Tensor<T, Rank> tensor)  // NOLINT(google-explicit-constructor)
       : tensor_(std::in_place_type<Tensor<std::remove_const_t<T>>>,
-                const_cast<std::remove_const_t<T>*>(tensor.data_),
-                detail::to_extents<Extents<dynamic>>(tensor.shape_),
-                detail::to_extents<Extents<dynamic>>(tensor.strides_), std::move(tensor.owner_),
-                tensor.device_),
+                const_cast<std::remove_const_t<T>*>(tensor.data_), dynamic_extents(std::move(tensor.shape_)),
+                dynamic_extents(std::move(tensor.strides_)), std::move(tensor.owner_), tensor.device_),
         writable_(!std::is_const_v<T>) {}
 
   [[nodiscard]] DType dtype() const noexcept { return static_cast<DType>(tensor_.index()); }

@@ -25,12 +25,17 @@ class DynamicExtents {
   static constexpr std::size_t inline_capacity = 6;
 
   DynamicExtents() noexcept = default;
-  DynamicExtents(std::size_t count, index_t value) { assign(count, [&](std::size_t) { return value; }); }
-  DynamicExtents(std::initializer_list<index_t> values) { assign_from(values.begin(), values.size()); }
-  explicit DynamicExtents(std::span<const index_t> values) { assign_from(values.data(), values.size()); }
-  DynamicExtents(const DynamicExtents& other) { assign_from(other.data(), other.size()); }
+  DynamicExtents(std::size_t count, index_t value) : DynamicExtents(uninitialized(count)) {
+    std::fill_n(data(), count, value);
+  }
+  DynamicExtents(std::initializer_list<index_t> values)
+      : DynamicExtents(std::span<const index_t>(values.begin(), values.size())) {}
+  explicit DynamicExtents(std::span<const index_t> values) : DynamicExtents(uninitialized(values.size())) {
+    std::copy_n(values.data(), values.size(), data());
+  }
+  DynamicExtents(const DynamicExtents& other) : DynamicExtents(std::span<const index_t>(other)) {}
   DynamicExtents& operator=(const DynamicExtents& other) {
-    if (this != &other) assign_from(other.data(), other.size());
+    if (this != &other) *this = DynamicExtents(other);
     return *this;
   }
   DynamicExtents(DynamicExtents&& other) noexcept { take(std::move(other)); }
@@ -40,7 +45,8 @@ class DynamicExtents {
   }
   ~DynamicExtents() = default;
 
-  void resize(std::size_t count) { assign(count, [](std::size_t) { return index_t{0}; }); }
+  /// Sets the size; the values are zero.
+  void resize(std::size_t count) { *this = DynamicExtents(count, 0); }
 
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
@@ -59,24 +65,21 @@ class DynamicExtents {
   }
 
  private:
-  template <class Value>
-  void assign(std::size_t count, Value value) {
-    if (count > inline_capacity) heap_ = std::make_unique_for_overwrite<index_t[]>(count);
-    else heap_.reset();
-    size_ = count;
-    for (std::size_t i = 0; i < count; ++i) data()[i] = value(i);
-  }
-  void assign_from(const index_t* values, std::size_t count) {
-    assign(count, [values](std::size_t i) { return values[i]; });
+  struct Uninitialized {
+    std::size_t count;
+  };
+  static Uninitialized uninitialized(std::size_t count) noexcept { return {count}; }
+  explicit DynamicExtents(Uninitialized request) : size_(request.count) {
+    if (size_ > inline_capacity) heap_ = std::make_unique_for_overwrite<index_t[]>(size_);
   }
   void take(DynamicExtents&& other) noexcept {
-    inline_ = other.inline_;
-    heap_ = std::move(other.heap_);
     size_ = other.size_;
+    heap_ = std::move(other.heap_);
+    if (!heap_) std::copy_n(other.inline_.data(), size_, inline_.data());
     other.size_ = 0;
   }
 
-  std::array<index_t, inline_capacity> inline_{};
+  std::array<index_t, inline_capacity> inline_;  // only the first size_ are meaningful
   std::unique_ptr<index_t[]> heap_;
   std::size_t size_ = 0;
 };

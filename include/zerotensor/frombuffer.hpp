@@ -55,21 +55,37 @@ inline void check_alignment(const char* operation, const std::byte* start, index
 
 }  // namespace detail
 
+namespace detail {
+
+/// Where a frombuffer view of `T` starts and how many elements it has, after every check.
+struct ElementRange {
+  std::byte* start;
+  index_t count;
+};
+
+template <Element T>
+ElementRange frombuffer_range(const Buffer& buffer, FromBufferOptions options) {
+  constexpr DType dtype = dtype_of<T>;
+  if constexpr (!std::is_const_v<T>) {
+    if (!buffer.is_writable()) throw_read_only_buffer("frombuffer", dtype);
+  }
+  if (!buffer.device().is_host_accessible()) throw_not_host_accessible("frombuffer", buffer.device());
+  const index_t count = frombuffer_count(buffer.size(), sizeof(T), options);
+  std::byte* start = buffer.address() + options.offset;
+  check_alignment("frombuffer", start, options.offset, dtype);
+  if constexpr (dtype == bool_) check_bool_bytes(start, count);
+  return {start, count};
+}
+
+}  // namespace detail
+
 /// A 1-D view of `count` elements of `T` starting `offset` bytes into `buffer`, sharing its
 /// memory and keeping its owner alive. `T` must be const when the buffer is read-only
 /// (TypeError otherwise). ValueError for PyTorch's range errors and a start address not
 /// aligned to alignof(T); DeviceError for memory the host cannot touch.
 template <Element T>
 [[nodiscard]] Tensor<T, 1> frombuffer(Buffer buffer, FromBufferOptions options = {}) {
-  constexpr DType dtype = dtype_of<T>;
-  if constexpr (!std::is_const_v<T>) {
-    if (!buffer.is_writable()) detail::throw_read_only_buffer("frombuffer", dtype);
-  }
-  if (!buffer.device().is_host_accessible()) detail::throw_not_host_accessible("frombuffer", buffer.device());
-  const index_t count = detail::frombuffer_count(buffer.size(), sizeof(T), options);
-  std::byte* start = buffer.address() + options.offset;
-  detail::check_alignment("frombuffer", start, options.offset, dtype);
-  if constexpr (dtype == bool_) detail::check_bool_bytes(start, count);
+  const auto [start, count] = detail::frombuffer_range<T>(buffer, options);
   return Tensor<T, 1>(reinterpret_cast<T*>(start), {count}, {1}, buffer.release_owner(), buffer.device());
 }
 
