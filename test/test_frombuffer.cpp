@@ -19,6 +19,9 @@ std::vector<std::uint8_t> bytes(std::initializer_list<int> values) {
   return std::vector<std::uint8_t>(values.begin(), values.end());
 }
 
+template <class B>
+concept FromBufferWithoutDType = requires(B buffer) { zt::frombuffer(buffer); };
+
 template <class T>
 concept Resizable = requires(T t) { t.resize(16); };
 
@@ -231,6 +234,11 @@ BOOST_AUTO_TEST_CASE(FB34_views_keep_the_owner_alive) {
     BOOST_TEST(!watch.expired());
   }
   BOOST_TEST(watch.expired());
+}
+
+BOOST_AUTO_TEST_CASE(FB18_the_dtype_is_required) {
+  // PyTorch: TypeError "missing 1 required positional arguments: dtype"; here it does not compile.
+  BOOST_TEST(!FromBufferWithoutDType<zt::Buffer>);
 }
 
 BOOST_AUTO_TEST_CASE(device_memory_is_refused) {
