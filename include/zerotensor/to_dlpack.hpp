@@ -1,0 +1,32 @@
+// zt::to_dlpack / zt::to_dlpack_legacy: an AnyTensor exported as a DLPack managed tensor for
+// another library (libtorch's at::fromDLPack, NumPy, CuPy, JAX) to share without a copy.
+//
+// Ownership: the export shares the tensor's keep-alive owner (a reference-count bump; the
+// caller's tensor is left as it was) and lives in one allocation with its shape and strides,
+// which stay valid until the consumer calls the deleter — exactly once — which frees that
+// allocation and drops the shared owner. A tensor that borrows its memory (empty owner)
+// exports a borrow too: the memory must outlive the consumer's use, as it must outlive the
+// tensor's.
+//
+// Layout: data points at the first element and byte_offset is 0 (what every consumer reads
+// correctly, PyTorch ≤ 2.9 included); strides are always given, in elements, exactly as the
+// view has them (zero and negative strides included); an empty tensor exports a NULL data
+// pointer, as the spec asks. Devices map to CPU (id 0), CUDA, CUDAHost and CUDAManaged;
+// bool is code 6 with 8 bits.
+#pragma once
+
+#include "zerotensor/any_tensor.hpp"
+#include "zerotensor/dlpack.hpp"
+
+namespace zt {
+
+/// DLPack 1.1 export. Read-only tensors set flag_read_only; IS_COPIED is never set (nothing
+/// is copied). Throws only std::bad_alloc.
+[[nodiscard]] dlpack::ManagedTensorVersioned* to_dlpack(const AnyTensor& tensor);
+
+/// The legacy DLManagedTensor export, for consumers that predate DLPack 1.0 (libtorch 1.13).
+/// It has no way to say "read-only", and a consumer would write through it, so a read-only
+/// tensor is refused with TypeError (use to_dlpack, or export a clone()).
+[[nodiscard]] dlpack::ManagedTensor* to_dlpack_legacy(const AnyTensor& tensor);
+
+}  // namespace zt

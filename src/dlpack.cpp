@@ -1,0 +1,280 @@
+// DLPack import (the checks and the view behind from_dlpack) and export (to_dlpack).
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <new>
+#include <span>
+#include <utility>
+
+#include "zerotensor/from_dlpack.hpp"
+#include "zerotensor/storage.hpp"
+#include "zerotensor/to_dlpack.hpp"
+
+namespace zt {
+namespace {
+
+using dlpack::DeviceType;
+using dlpack::TypeCode;
+
+// ---- dtype and device mapping, both directions --------------------------------------------
+
+struct DLPackType {
+  TypeCode code;
+  std::uint8_t bits;
+};
+
+/// DLPack's code and bits for each of the 15 dtypes, in DType order.
+constexpr std::array<DLPackType, dtype_count> dlpack_types = {{
+    {TypeCode::Bool, 8},     {TypeCode::UInt, 8},     {TypeCode::Int, 8},      {TypeCode::Int, 16},
+    {TypeCode::Int, 32},     {TypeCode::Int, 64},     {TypeCode::UInt, 16},    {TypeCode::UInt, 32},
+    {TypeCode::UInt, 64},    {TypeCode::Float, 16},   {TypeCode::Bfloat, 16},  {TypeCode::Float, 32},
+    {TypeCode::Float, 64},   {TypeCode::Complex, 64}, {TypeCode::Complex, 128},
+}};
+
+static_assert([] {
+  for (DType dtype : all_dtypes) {
+    if (dlpack_types[std::size_t(dtype)].bits != 8 * itemsize(dtype)) return false;
+  }
+  return true;
+}(), "dlpack_types: every dtype's DLPack width must equal its itemsize");
+
+/// "code 2 (float), 8 bits, 1 lane": how a refused DLPack type is named in messages.
+std::string describe_type(dlpack::DataType type) {
+  constexpr std::array<const char*, 18> names = {
+      "int",         "uint",          "float",         "opaque handle",      "bfloat",      "complex",
+      "bool",        "float8_e3m4",   "float8_e4m3",   "float8_e4m3b11fnuz", "float8_e4m3fn",
+      "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn",
+      "float6_e3m2fn", "float4_e2m1fn"};
+  const char* name = type.code < names.size() ? names[type.code] : "unknown";
+  return detail::concat("code ", unsigned(type.code), " (", name, "), ", unsigned(type.bits), " bits, ",
+                        type.lanes, type.lanes == 1 ? " lane" : " lanes");
+}
+
+DType dtype_from_dlpack(dlpack::DataType type) {
+  if (type.lanes != 1)
+    throw TypeError(detail::concat("from_dlpack: vector types are not supported; expected 1 lane, got ",
+                                   describe_type(type)));
+  if (type.code == std::uint8_t(TypeCode::OpaqueHandle))
+    throw TypeError(detail::concat("from_dlpack: opaque handles have no element type; got ", describe_type(type)));
+  for (DType dtype : all_dtypes) {
+    const DLPackType expected = dlpack_types[std::size_t(dtype)];
+    if (type.code == std::uint8_t(expected.code) && type.bits == expected.bits) return dtype;
+  }
+  throw TypeError(detail::concat(
+      "from_dlpack: unsupported data type ", describe_type(type),
+      "; zerotensor accepts bool 8, int and uint 8/16/32/64, float 16/32/64, bfloat 16 and complex 64/128 bits"));
+}
+
+Device device_from_dlpack(dlpack::Device device) {
+  const auto type = device.device_type;
+  if (type == DeviceType::CPU) return cpu;  // the id of host memory carries no meaning
+  DeviceKind kind{};
+  switch (type) {
+    case DeviceType::CUDA: kind = DeviceKind::CUDA; break;
+    case DeviceType::CUDAHost: kind = DeviceKind::CUDAHost; break;
+    case DeviceType::CUDAManaged: kind = DeviceKind::CUDAManaged; break;
+    default:
+      throw DeviceError(detail::concat("from_dlpack: unsupported device type ", std::int32_t(type),
+                                       "; zerotensor accepts CPU (1), CUDA (2), CUDAHost (3) and CUDAManaged (13)"));
+  }
+  if (device.device_id < 0)
+    throw DeviceError(detail::concat("from_dlpack: device id ", device.device_id, " of device type ",
+                                     std::int32_t(type), " is negative"));
+  return {kind, device.device_id};
+}
+
+dlpack::Device dlpack_device(Device device) {
+  switch (device.kind) {
+    case DeviceKind::CUDA: return {DeviceType::CUDA, device.index};
+    case DeviceKind::CUDAHost: return {DeviceType::CUDAHost, device.index};
+    case DeviceKind::CUDAManaged: return {DeviceType::CUDAManaged, device.index};
+    case DeviceKind::CPU: break;
+  }
+  return {DeviceType::CPU, 0};
+}
+
+// ---- import ---------------------------------------------------------------------------------
+
+std::span<const index_t> shape_of(const dlpack::Tensor& tensor) {
+  if (tensor.ndim < 0) throw ValueError(detail::concat("from_dlpack: ndim is ", tensor.ndim, "; it must be 0 or more"));
+  if (tensor.ndim > 0 && tensor.shape == nullptr)
+    throw ValueError(detail::concat("from_dlpack: shape is NULL for ndim ", tensor.ndim));
+  return {tensor.shape, std::size_t(tensor.ndim)};
+}
+
+[[noreturn]] void throw_span_overflow(std::span<const index_t> shape, std::span<const index_t> strides,
+                                      std::size_t itemsize) {
+  throw ValueError(detail::concat("from_dlpack: shape ", detail::shape_string(shape), " with strides ",
+                                  detail::shape_string(strides), " of ", itemsize,
+                                  "-byte elements spans more than 2^63 bytes"));
+}
+
+/// Bytes from the first element back to the lowest one the view reaches, and forward to
+/// the end of the highest; DESIGN's required span is (below + above) / itemsize.
+struct ByteReach {
+  index_t below;
+  index_t above;
+};
+
+/// The view's byte reach, every step overflow-checked. Only for views with elements.
+ByteReach byte_reach(std::span<const index_t> shape, std::span<const index_t> strides, std::size_t itemsize) {
+  index_t low = 0;
+  index_t high = 0;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    index_t reach = 0;
+    if (__builtin_mul_overflow(shape[d] - 1, strides[d], &reach) ||
+        __builtin_add_overflow(reach < 0 ? low : high, reach, reach < 0 ? &low : &high))
+      throw_span_overflow(shape, strides, itemsize);
+  }
+  const auto size = static_cast<index_t>(itemsize);
+  ByteReach bytes{};
+  if (__builtin_mul_overflow(low, -size, &bytes.below) || __builtin_add_overflow(high, 1, &high) ||
+      __builtin_mul_overflow(high, size, &bytes.above))
+    throw_span_overflow(shape, strides, itemsize);
+  return bytes;
+}
+
+/// The first element's address: data + byte_offset, checked so the whole view lies inside
+/// the address space and the element type's alignment holds.
+std::byte* first_element(const dlpack::Tensor& tensor, std::span<const index_t> shape,
+                         std::span<const index_t> strides, DType dtype, index_t count) {
+  const auto data = reinterpret_cast<std::uintptr_t>(tensor.data);
+  if (count == 0 && data == 0) return nullptr;  // the spec's empty tensor: nothing to offset
+  if (data == 0)
+    throw ValueError(detail::concat("from_dlpack: data is NULL but shape ", detail::shape_string(shape), " has ",
+                                    count, " elements"));
+  std::uintptr_t start = 0;
+  if (__builtin_add_overflow(data, tensor.byte_offset, &start))
+    throw ValueError(detail::concat("from_dlpack: byte_offset ", tensor.byte_offset, " added to data ", tensor.data,
+                                    " passes the end of the address space"));
+  if (count > 0) {
+    const ByteReach reach = byte_reach(shape, strides, itemsize(dtype));
+    std::uintptr_t end = 0;
+    if (start < std::uintptr_t(reach.below) || __builtin_add_overflow(start, std::uintptr_t(reach.above), &end))
+      throw ValueError(detail::concat("from_dlpack: shape ", detail::shape_string(shape), " with strides ",
+                                      detail::shape_string(strides), " from address ", reinterpret_cast<void*>(start),
+                                      " reaches outside the address space"));
+    if (start % alignment(dtype) != 0)
+      throw ValueError(detail::concat("from_dlpack: the first element at ", reinterpret_cast<void*>(start), " (data ",
+                                      tensor.data, " + byte_offset ", tensor.byte_offset, ") is not aligned to ",
+                                      alignment(dtype), " bytes, the alignment of ", dtype));
+  }
+  return reinterpret_cast<std::byte*>(start);
+}
+
+/// Walks every element in C order (any strides) and refuses a byte other than 0 or 1.
+void check_bool_elements(const std::byte* first, std::span<const index_t> shape, std::span<const index_t> strides,
+                         index_t count) {
+  DynamicExtents index(shape.size(), 0);
+  index_t offset = 0;
+  for (index_t n = 0; n < count; ++n) {
+    const auto value = std::to_integer<unsigned>(first[offset]);
+    if (value > 1)
+      throw ValueError(detail::concat("from_dlpack: bool element ", detail::shape_string(index), " is byte ", value,
+                                      "; DLPack bool data must be bytes 0 or 1"));
+    for (std::size_t d = shape.size(); d-- > 0;) {
+      offset += strides[d];
+      if (++index[d] < shape[d]) break;
+      offset -= strides[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
+template <class T>
+AnyTensor typed_view(std::byte* first, std::span<const index_t> shape, DynamicExtents&& strides, KeepAlive&& owner,
+                     Device device) {
+  return Tensor<T>(reinterpret_cast<T*>(first), DynamicExtents(shape), std::move(strides), std::move(owner), device);
+}
+
+// ---- export ---------------------------------------------------------------------------------
+
+/// The one allocation behind an export: the managed struct, the shared owner, and then
+/// 2 * ndim int64 values (shape, then strides). manager_ctx points at it.
+template <class Managed>
+struct Export {
+  Managed managed;
+  KeepAlive owner;
+
+  std::int64_t* extents() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
+
+  static void release(Managed* self) noexcept {
+    auto* block = static_cast<Export*>(self->manager_ctx);
+    block->~Export();
+    ::operator delete(block);
+  }
+};
+
+template <class Managed>
+Managed* export_tensor(const AnyTensor& tensor) {
+  using Block = Export<Managed>;
+  static_assert(alignof(Block) % alignof(std::int64_t) == 0 && sizeof(Block) % alignof(std::int64_t) == 0);
+  const std::size_t rank = tensor.rank();
+  void* memory = ::operator new(sizeof(Block) + 2 * rank * sizeof(std::int64_t));
+  auto* block = new (memory) Block{Managed{}, tensor.owner()};
+  std::int64_t* shape = block->extents();
+  std::copy(tensor.shape().begin(), tensor.shape().end(), shape);
+  std::copy(tensor.strides().begin(), tensor.strides().end(), shape + rank);
+
+  const DLPackType type = dlpack_types[std::size_t(tensor.dtype())];
+  Managed& managed = block->managed;
+  managed.dl_tensor = {tensor.numel() == 0 ? nullptr : const_cast<void*>(tensor.data_ptr()),
+                       dlpack_device(tensor.device()),
+                       std::int32_t(rank),
+                       {std::uint8_t(type.code), type.bits, 1},
+                       rank == 0 ? nullptr : shape,
+                       rank == 0 ? nullptr : shape + rank,
+                       0};
+  managed.manager_ctx = block;
+  managed.deleter = &Block::release;
+  return &managed;
+}
+
+}  // namespace
+
+namespace detail {
+
+void throw_dlpack_null() { throw ValueError("from_dlpack: the managed tensor pointer is NULL"); }
+
+void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor) {
+  throw ValueError(concat("from_dlpack: DLPack version ", major, ".", minor,
+                          " has a different ABI; zerotensor reads major version ", dlpack::major_version));
+}
+
+AnyTensor view_from_dlpack(const dlpack::Tensor& tensor, bool read_only, KeepAlive&& owner) {
+  const DType dtype = dtype_from_dlpack(tensor.dtype);
+  const Device device = device_from_dlpack(tensor.device);
+  const std::span<const index_t> shape = shape_of(tensor);
+  const index_t count = checked_numel(shape, itemsize(dtype));
+  DynamicExtents strides = tensor.strides != nullptr && !shape.empty()
+                               ? DynamicExtents(std::span<const index_t>(tensor.strides, shape.size()))
+                               : contiguous_strides(DynamicExtents(shape));
+  std::byte* first = first_element(tensor, shape, strides, dtype, count);
+  if (dtype == bool_ && device.is_host_accessible()) check_bool_elements(first, shape, strides, count);
+  return dispatch(dtype, [&](auto tag) -> AnyTensor {
+    using T = typename decltype(tag)::type;
+    return read_only ? typed_view<const T>(first, shape, std::move(strides), std::move(owner), device)
+                     : typed_view<T>(first, shape, std::move(strides), std::move(owner), device);
+  });
+}
+
+}  // namespace detail
+
+dlpack::ManagedTensorVersioned* to_dlpack(const AnyTensor& tensor) {
+  auto* managed = export_tensor<dlpack::ManagedTensorVersioned>(tensor);
+  managed->version = {dlpack::major_version, dlpack::minor_version};
+  managed->flags = tensor.is_writable() ? 0 : dlpack::flag_read_only;
+  return managed;
+}
+
+dlpack::ManagedTensor* to_dlpack_legacy(const AnyTensor& tensor) {
+  if (!tensor.is_writable())
+    throw TypeError(detail::concat("to_dlpack_legacy: the tensor (",
+                                   detail::describe(tensor.dtype(), tensor.shape(), tensor.strides(), tensor.device(),
+                                                    false),
+                                   "): a legacy DLManagedTensor cannot mark memory read-only; use to_dlpack "
+                                   "(DLPack 1.x sets READ_ONLY) or export a clone()"));
+  return export_tensor<dlpack::ManagedTensor>(tensor);
+}
+
+}  // namespace zt
