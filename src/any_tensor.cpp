@@ -1,6 +1,7 @@
 #include "zerotensor/any_tensor.hpp"
 
 #include "zerotensor/convert.hpp"
+#include "zerotensor/device_copy.hpp"
 #include "zerotensor/storage.hpp"
 
 namespace zt {
@@ -14,8 +15,9 @@ AnyTensor AnyTensor::to(DType dtype) const {
 
 AnyTensor AnyTensor::to(Device device) const {
   if (device == this->device()) return *this;
-  throw DeviceError(detail::concat("AnyTensor::to: cannot copy from ", this->device(), " to ", device,
-                                   " in a build without CUDA (configure with -DZT_CUDA=ON)"));
+  // Pinned or managed memory (e.g. from DLPack) is host memory: no CUDA call is needed.
+  if (device == cpu && this->device().is_host_accessible()) return clone();
+  return detail::copy_to_device(*this, device);
 }
 
 AnyTensor AnyTensor::clone() const {

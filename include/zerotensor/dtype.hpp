@@ -57,7 +57,7 @@ namespace detail {
 template <class T, std::size_t... I>
 constexpr int dtype_index(std::index_sequence<I...>) {
   int found = -1;
-  ((std::is_same_v<T, std::tuple_element_t<I, element_types>> ? (found = int(I)) : 0), ...);
+  ((found = std::is_same_v<T, std::tuple_element_t<I, element_types>> ? int(I) : found), ...);
   return found;
 }
 template <class T>

@@ -11,6 +11,7 @@
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/buffer.hpp"
+#include "zerotensor/host_memory.hpp"
 
 namespace zt {
 
@@ -71,6 +72,7 @@ ElementRange frombuffer_range(const Buffer& buffer, FromBufferOptions options) {
   }
   if (!buffer.device().is_host_accessible()) throw_not_host_accessible("frombuffer", buffer.device());
   const index_t count = frombuffer_count(buffer.size(), sizeof(T), options);
+  require_host_memory("frombuffer", buffer.data());
   std::byte* start = buffer.address() + options.offset;
   check_alignment("frombuffer", start, options.offset, dtype);
   if constexpr (dtype == bool_) check_bool_bytes(start, count);

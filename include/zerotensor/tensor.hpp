@@ -68,6 +68,15 @@ std::string describe(DType dtype, std::span<const index_t> shape, std::span<cons
                                        std::span<const index_t> strides);
 [[noreturn]] void throw_index_out_of_range(index_t index, std::size_t dim, index_t extent);
 
+/// A shape as Eigen's tensor dimensions. Eigen::DSizes, not std::array: compiled for the
+/// GPU (nvcc), Eigen's arrays are its own type.
+template <int TensorRank>
+[[nodiscard]] Eigen::DSizes<index_t, TensorRank> eigen_dimensions(std::span<const index_t> shape) noexcept {
+  Eigen::DSizes<index_t, TensorRank> dims;
+  for (int d = 0; d < TensorRank; ++d) dims[d] = shape[std::size_t(d)];
+  return dims;
+}
+
 /// Converts between static and dynamic extents; the ranks are known to agree.
 template <class Shape>
 Shape to_extents(std::span<const index_t> values) {
@@ -236,9 +245,7 @@ class Tensor {
   [[nodiscard]] TensorMap<TensorRank> tensor_map() const {
     require_host("tensor()");
     if (!is_contiguous()) detail::throw_not_contiguous("tensor()", shape_, strides_);
-    std::array<index_t, std::size_t(TensorRank)> dims{};
-    std::copy(shape_.begin(), shape_.end(), dims.begin());
-    return TensorMap<TensorRank>(data_, dims);
+    return TensorMap<TensorRank>(data_, detail::eigen_dimensions<TensorRank>(shape_));
   }
 
   T* data_;

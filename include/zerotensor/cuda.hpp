@@ -1,0 +1,150 @@
+// The CUDA path (ZT_CUDA builds only): device memory owned by tensors, what the driver
+// says about an address, and zt::GpuContext, which owns a stream and gives the
+// Eigen::GpuDevice that runs tensor expressions over device tensors:
+//
+//   zt::GpuContext gpu(0);
+//   gpu.tensor(out).device(gpu.eigen()) = gpu.tensor(a) + 2.0f * gpu.tensor(b);
+//
+// Include it from .cu files compiled by nvcc with --expt-relaxed-constexpr (the
+// zerotensor::zerotensor target adds that flag to CUDA sources), before any other Eigen or
+// zerotensor header: Eigen's Tensor module compiles its GPU support only when
+// EIGEN_USE_GPU is defined the first time it is included.
+#pragma once
+
+#if !defined(ZT_CUDA) || !ZT_CUDA
+#error "zerotensor/cuda.hpp needs a zerotensor built with -DZT_CUDA=ON (link zerotensor::zerotensor, which defines ZT_CUDA=1)."
+#endif
+
+#if defined(EIGEN_CXX11_TENSOR_MODULE_H) && !defined(EIGEN_USE_GPU)
+#error "Include zerotensor/cuda.hpp before any other Eigen or zerotensor header (or define EIGEN_USE_GPU first): Eigen's Tensor module was already included without GPU support."
+#endif
+#ifndef EIGEN_USE_GPU
+#define EIGEN_USE_GPU
+#endif
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+
+#include <unsupported/Eigen/CXX11/Tensor>
+
+#include "zerotensor/any_tensor.hpp"
+
+namespace zt {
+
+/// How many CUDA devices the driver reports; 0 when there is no GPU or no driver.
+[[nodiscard]] int cuda_device_count() noexcept;
+
+/// Whether a CUDA device can be used (as torch.cuda.is_available()).
+[[nodiscard]] inline bool cuda_is_available() noexcept { return cuda_device_count() > 0; }
+
+/// The device the CUDA driver reports for `address`: cuda(i) for device memory,
+/// CUDAHost for pinned memory, CUDAManaged for managed memory, cpu for ordinary host
+/// memory (and for every address when there is no GPU or driver).
+[[nodiscard]] Device device_of(const void* address);
+
+/// `size_bytes` of uninitialised memory on `device`, freed exactly once when the last
+/// copy of the handle dies: cudaMalloc for cuda(i), cudaMallocHost for CUDAHost,
+/// cudaMallocManaged for CUDAManaged, allocate_bytes() for cpu. DeviceError naming the
+/// CUDA error when the device is absent or the allocation fails.
+[[nodiscard]] std::shared_ptr<std::byte> allocate_bytes(std::size_t size_bytes, Device device);
+
+/// A new contiguous, writable, uninitialised tensor on `device` that owns its memory.
+[[nodiscard]] AnyTensor empty(std::span<const index_t> shape, DType dtype, Device device);
+
+/// The typed form.
+template <Element T>
+[[nodiscard]] Tensor<T> empty(std::span<const index_t> shape, Device device) {
+  return empty(shape, dtype_of<T>, device).template as<T>();
+}
+
+namespace detail {
+
+/// DeviceError "`operation`: cudaErrorNoDevice (no CUDA-capable device is detected)",
+/// after clearing the runtime's last error so the next call starts clean.
+[[noreturn]] void throw_cuda_error(const std::string& operation, cudaError_t error);
+
+/// Throws throw_cuda_error() unless `error` is cudaSuccess.
+inline void check_cuda(const std::string& operation, cudaError_t error) {
+  if (error != cudaSuccess) throw_cuda_error(operation, error);
+}
+
+/// DeviceError unless `device` is a CUDA device that exists, naming the device count.
+void require_cuda_device(const std::string& operation, Device device);
+
+/// DeviceError unless a tensor on `memory` can be read by kernels on `context`: device
+/// memory of the same GPU, pinned or managed memory.
+void require_reachable_from(const char* operation, Device memory, Device context);
+
+/// A stream on one device, destroyed with its owner.
+class CudaStream {
+ public:
+  explicit CudaStream(int device_index);
+  ~CudaStream();
+  CudaStream(const CudaStream&) = delete;
+  CudaStream& operator=(const CudaStream&) = delete;
+  [[nodiscard]] const cudaStream_t& handle() const noexcept { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace detail
+
+/// A GPU to compute on: a stream of its own on cuda(device_index) and the
+/// Eigen::GpuDevice that queues Eigen expressions on it. Work is asynchronous; call
+/// synchronize() before reading results on the host. The stream is a blocking one, so
+/// AnyTensor::to() copies (on the legacy default stream) wait for queued work.
+/// Not copyable or movable: the Eigen device points into the context.
+class GpuContext {
+ public:
+  /// DeviceError naming the CUDA error when there is no GPU or driver, or naming the
+  /// device count when `device_index` does not exist.
+  explicit GpuContext(int device_index = 0);
+  GpuContext(const GpuContext&) = delete;
+  GpuContext& operator=(const GpuContext&) = delete;
+  ~GpuContext() = default;
+
+  [[nodiscard]] Device device() const noexcept { return cuda(device_index_); }
+  [[nodiscard]] cudaStream_t stream() const noexcept { return stream_.handle(); }
+  /// The Eigen device for `tensor_map.device(gpu.eigen()) = expression`.
+  [[nodiscard]] const Eigen::GpuDevice& eigen() const noexcept { return eigen_device_; }
+
+  /// Waits for the work queued on the stream; DeviceError naming the CUDA error of a
+  /// kernel that failed.
+  void synchronize() const;
+
+  /// A contiguous tensor of static rank as a row-major Eigen::TensorMap for expressions on
+  /// this GPU. DeviceError unless the memory is device memory of this GPU, pinned or
+  /// managed; ValueError when it is not contiguous.
+  template <class T, std::size_t Rank>
+    requires(Rank != dynamic)
+  [[nodiscard]] typename Tensor<T, Rank>::template TensorMap<int(Rank)> tensor(const Tensor<T, Rank>& t) const {
+    return map<int(Rank)>(t);
+  }
+
+  /// The same for a dynamic-rank tensor whose rank is `TensorRank` (ValueError otherwise).
+  template <int TensorRank, class T>
+  [[nodiscard]] typename Tensor<T>::template TensorMap<TensorRank> tensor(const Tensor<T>& t) const {
+    if (t.rank() != std::size_t(TensorRank)) detail::throw_rank_mismatch("GpuContext::tensor", TensorRank, t.rank());
+    return map<TensorRank>(t);
+  }
+
+ private:
+  template <int TensorRank, class T, std::size_t Rank>
+  [[nodiscard]] typename Tensor<T, Rank>::template TensorMap<TensorRank> map(const Tensor<T, Rank>& t) const {
+    detail::require_reachable_from("GpuContext::tensor", t.device(), device());
+    if (!t.is_contiguous()) detail::throw_not_contiguous("GpuContext::tensor", t.shape(), t.strides());
+    return typename Tensor<T, Rank>::template TensorMap<TensorRank>(t.data(), detail::eigen_dimensions<TensorRank>(t.shape()));
+  }
+
+  int device_index_;
+  detail::CudaStream stream_;
+  Eigen::GpuStreamDevice stream_device_;
+  Eigen::GpuDevice eigen_device_;
+};
+
+}  // namespace zt

@@ -1,0 +1,19 @@
+// The copy behind AnyTensor::to(Device). Its definition depends on the build: the CPU
+// build (src/device_copy_cpu.cpp) copies only between host memory it can touch, the CUDA
+// build (src/cuda/device_copy.cu) copies between any two devices with cudaMemcpy. This
+// header names no CUDA type, so CPU builds never see CUDA headers.
+#pragma once
+
+#include "zerotensor/any_tensor.hpp"
+
+namespace zt::detail {
+
+/// A contiguous, writable copy of `source` in new memory on `target`, owned by the result
+/// (freed when its last view dies); AnyTensor::to calls it for every copy that needs the
+/// CUDA runtime (host-accessible → cpu it does by clone()). Strided sources are gathered.
+/// DeviceError when the
+/// build cannot reach `target`, when the device does not exist, or when the CUDA runtime
+/// fails (the message names the CUDA error).
+[[nodiscard]] AnyTensor copy_to_device(const AnyTensor& source, Device target);
+
+}  // namespace zt::detail

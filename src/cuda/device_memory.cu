@@ -1,0 +1,104 @@
+// Device memory owned by tensors, and what the CUDA driver says about an address.
+#include "zerotensor/cuda.hpp"
+#include "zerotensor/host_memory.hpp"
+#include "zerotensor/storage.hpp"
+
+#include "current_device.hpp"
+
+namespace zt {
+
+namespace detail {
+
+void throw_cuda_error(const std::string& operation, cudaError_t error) {
+  (void)cudaGetLastError();  // a non-sticky error must not surface again in the next call
+  throw DeviceError(concat(operation, " failed: ", cudaGetErrorName(error), " (", cudaGetErrorString(error), ")"));
+}
+
+void require_cuda_device(const std::string& operation, Device device) {
+  int count = 0;
+  check_cuda(operation + ": cudaGetDeviceCount", cudaGetDeviceCount(&count));
+  if (device.index < 0 || device.index >= count)
+    throw DeviceError(concat(operation, ": ", device, " does not exist; the CUDA driver reports ", count,
+                             count == 1 ? " device" : " devices"));
+}
+
+void require_reachable_from(const char* operation, Device memory, Device context) {
+  switch (memory.kind) {
+    case DeviceKind::CUDAHost:
+    case DeviceKind::CUDAManaged: return;
+    case DeviceKind::CUDA:
+      if (memory.index == context.index) return;
+      throw DeviceError(concat(operation, ": the tensor is on ", memory, " but the GpuContext computes on ", context,
+                               "; copy it with to(zt::cuda(", context.index, ")) first"));
+    case DeviceKind::CPU: break;
+  }
+  throw DeviceError(concat(operation, ": the tensor is in ordinary host memory (", memory,
+                           "), which kernels on ", context, " cannot read; copy it with to(zt::cuda(", context.index,
+                           ")) first"));
+}
+
+void require_host_memory(const char* operation, const void* address) {
+  const Device found = device_of(address);
+  if (found.is_host_accessible()) return;
+  throw DeviceError(concat(operation, ": the buffer says its memory at ", address,
+                           " is host memory, but the CUDA driver reports memory on ", found,
+                           ", which the host cannot access; give the Buffer the device ", found,
+                           " and copy it with to(zt::cpu)"));
+}
+
+}  // namespace detail
+
+int cuda_device_count() noexcept {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) == cudaSuccess) return count;
+  (void)cudaGetLastError();
+  return 0;
+}
+
+Device device_of(const void* address) {
+  if (!cuda_is_available()) return cpu;  // without a GPU or driver no device memory exists
+  cudaPointerAttributes attributes{};
+  detail::check_cuda("cudaPointerGetAttributes", cudaPointerGetAttributes(&attributes, address));
+  switch (attributes.type) {
+    case cudaMemoryTypeDevice: return cuda(attributes.device);
+    case cudaMemoryTypeHost: return {DeviceKind::CUDAHost, attributes.device};
+    case cudaMemoryTypeManaged: return {DeviceKind::CUDAManaged, attributes.device};
+    case cudaMemoryTypeUnregistered: break;
+  }
+  return cpu;
+}
+
+std::shared_ptr<std::byte> allocate_bytes(std::size_t size_bytes, Device device) {
+  if (device.kind == DeviceKind::CPU) return allocate_bytes(size_bytes);
+  const std::string operation = detail::concat("allocating ", size_bytes, " bytes on ", device);
+  detail::require_cuda_device(operation, device);
+  const detail::CurrentDevice current(operation, device.index);
+  // At least one byte, so even an empty tensor has an address of its own.
+  const std::size_t request = size_bytes == 0 ? 1 : size_bytes;
+  void* memory = nullptr;
+  if (device.kind == DeviceKind::CUDAHost) {
+    detail::check_cuda(operation + ": cudaMallocHost", cudaMallocHost(&memory, request));
+    return {static_cast<std::byte*>(memory), [](std::byte* p) { (void)cudaFreeHost(p); }};
+  }
+  if (device.kind == DeviceKind::CUDAManaged) {
+    detail::check_cuda(operation + ": cudaMallocManaged", cudaMallocManaged(&memory, request, cudaMemAttachGlobal));
+  } else {
+    detail::check_cuda(operation + ": cudaMalloc", cudaMalloc(&memory, request));
+  }
+  // cudaFree finds the owning device through unified addressing, whatever is current.
+  return {static_cast<std::byte*>(memory), [](std::byte* p) { (void)cudaFree(p); }};
+}
+
+AnyTensor empty(std::span<const index_t> shape, DType dtype, Device device) {
+  if (device.kind == DeviceKind::CPU) return empty(shape, dtype);
+  const index_t count = checked_numel(shape, itemsize(dtype));
+  std::shared_ptr<std::byte> memory = allocate_bytes(std::size_t(count) * itemsize(dtype), device);
+  const auto extents = detail::to_extents<Extents<dynamic>>(shape);
+  return dispatch(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto* data = reinterpret_cast<T*>(memory.get());
+    return AnyTensor(Tensor<T>(data, extents, detail::contiguous_strides(extents), std::move(memory), device));
+  });
+}
+
+}  // namespace zt
