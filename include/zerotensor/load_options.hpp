@@ -1,0 +1,34 @@
+// zt::LoadOptions: how load_npy and load_safetensors turn the tensors of a file into views.
+//
+// Zero-copy is the rule: each tensor is a view into the one mapping of the file, which
+// lives as long as any of them. Data that cannot be viewed as C++ elements — stored in the
+// other byte order, or at an address not aligned for its element type (a typed view of a
+// misaligned pointer is undefined behaviour) — is copied into memory of its own unless
+// `copy` forbids it.
+//
+// Bool: bytes that become `bool` must be 0 or 1; the loaders check every byte of each Bool
+// tensor (a read proportional to that tensor's size) and throw ValueError naming the
+// first bad one.
+#pragma once
+
+#include <optional>
+
+#include "zerotensor/mapped_file.hpp"
+
+namespace zt {
+
+struct LoadOptions {
+  /// read_only (default): read-only tensors, and the file may be one you cannot write.
+  /// copy_on_write: writable tensors whose writes never reach the file.
+  /// shared: writable tensors whose writes reach the file; data that needs a copy is then
+  /// refused (ValueError), since writes to a copy would silently miss the file.
+  MapAccess access = MapAccess::read_only;
+  /// unset: copy only the tensors that cannot be viewed (other byte order, misaligned).
+  /// true: copy every tensor; the file is not kept mapped.
+  /// false: never copy; such a tensor throws ValueError naming the reason.
+  /// Copies have the writability the view would have had, so a tensor's type does not
+  /// depend on how the file happens to be laid out.
+  std::optional<bool> copy;
+};
+
+}  // namespace zt

@@ -1,0 +1,33 @@
+// zt::load_npy / zt::save_npy: NumPy's .npy files (format versions 1.0, 2.0 and 3.0).
+//
+// load_npy maps the file (map_file) and views its data in place: dtype, shape and order
+// come from the header, and Fortran order gives column-major strides. Data in the other
+// byte order or misaligned for its element type is copied (byte-swapped) unless
+// LoadOptions::copy forbids it (see load_options.hpp, which also states the Bool rule:
+// every byte of a Bool array must be 0 or 1).
+//
+// Dtypes: |b1 |u1 |i1 and <i2 <i4 <i8 <u2 <u4 <u8 <f2 <f4 <f8 <c8 <c16, each also with
+// '>' (big-endian, copied), '=' (native) or '|'. NumPy has no bfloat16.
+#pragma once
+
+#include <filesystem>
+
+#include "zerotensor/any_tensor.hpp"
+#include "zerotensor/load_options.hpp"
+
+namespace zt {
+
+/// The array stored in `path`. IOError when the file cannot be opened or mapped;
+/// ValueError naming what is wrong for a malformed file (bad magic, unknown version,
+/// truncated preamble or header, a header that is not the expected dict, an unknown or
+/// structured dtype, a bad shape, less data than the shape needs) and for data that needs
+/// a copy which `options` forbid. Bytes after the array are ignored, as NumPy does.
+[[nodiscard]] AnyTensor load_npy(const std::filesystem::path& path, LoadOptions options = {});
+
+/// Writes `tensor` to `path` in format 1.0 (2.0 when the header needs more than 65535
+/// bytes), native byte order; a Fortran-ordered tensor is written with fortran_order True,
+/// any other non-contiguous tensor as a C-order copy. TypeError for bfloat16 (NumPy has
+/// none); DeviceError for memory the host cannot touch; IOError when writing fails.
+void save_npy(const std::filesystem::path& path, const AnyTensor& tensor);
+
+}  // namespace zt

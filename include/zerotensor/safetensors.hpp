@@ -1,0 +1,49 @@
+// zt::load_safetensors / zt::save_safetensors: Hugging Face's .safetensors files.
+//
+// load_safetensors maps the file once (map_file) and makes every tensor a view into that
+// one mapping, so opening reads only the header and takes time independent of the file's
+// size. Every entry is validated: a known dtype, a shape whose byte count fits, data
+// offsets inside the data area whose length equals shape x itemsize, and no two tensors
+// overlapping. Misaligned data (safetensors does not align tensors) is copied or refused
+// as LoadOptions say (load_options.hpp, which also states the Bool 0/1 rule).
+//
+// Dtypes: BOOL U8 I8 I16 I32 I64 U16 U32 U64 F16 BF16 F32 F64 C64. Others (F8_*, F4, ...)
+// are refused; complex128 has no safetensors name, so save refuses it.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "zerotensor/any_tensor.hpp"
+#include "zerotensor/load_options.hpp"
+
+namespace zt {
+
+/// Every tensor of a .safetensors file, by name, and the header's "__metadata__".
+struct SafetensorsFile {
+  std::map<std::string, AnyTensor, std::less<>> tensors;
+  std::map<std::string, std::string, std::less<>> metadata;
+
+  /// The tensor called `name`; ValueError naming it when there is none.
+  [[nodiscard]] const AnyTensor& at(std::string_view name) const;
+};
+
+/// Loads `path`. IOError when it cannot be opened or mapped; ValueError naming what is
+/// wrong for a malformed file (too short, a header length beyond the file, JSON that does
+/// not parse or is not an object, a bad entry, an unsupported dtype, offsets outside the
+/// data area or overlapping, a length that is not shape x itemsize, metadata values that
+/// are not strings) and for data that needs a copy which `options` forbid.
+[[nodiscard]] SafetensorsFile load_safetensors(const std::filesystem::path& path, LoadOptions options = {});
+
+/// Writes `tensors` (and `metadata` as "__metadata__") to `path`: an 8-byte little-endian
+/// header length, the JSON header padded with spaces to a multiple of 8 bytes, then the
+/// tensors in C order without gaps, largest alignment first, so each starts aligned for
+/// its type. ValueError for the name "__metadata__"; TypeError for complex128;
+/// DeviceError for memory the host cannot touch; IOError when writing fails.
+void save_safetensors(const std::filesystem::path& path, const std::map<std::string, AnyTensor, std::less<>>& tensors,
+                      const std::map<std::string, std::string, std::less<>>& metadata = {});
+
+}  // namespace zt

@@ -1,0 +1,92 @@
+#include "file_tensor.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+
+#include "zerotensor/frombuffer.hpp"
+#include "zerotensor/storage.hpp"
+
+namespace zt::detail {
+namespace {
+
+/// Bytes reversed per unit: a complex number swaps its real and imaginary parts separately.
+std::size_t byte_order_unit(DType dtype) { return is_complex(dtype) ? itemsize(dtype) / 2 : itemsize(dtype); }
+
+void copy_bytes(const std::byte* source, std::byte* destination, std::size_t length, std::size_t swap_unit) {
+  if (swap_unit <= 1) {
+    std::copy_n(source, length, destination);
+    return;
+  }
+  for (std::size_t at = 0; at < length; at += swap_unit)
+    std::reverse_copy(source + at, source + at + swap_unit, destination + at);
+}
+
+AnyTensor typed_view(std::byte* data, const StoredTensor& stored, KeepAlive owner, bool writable) {
+  return dispatch(stored.dtype, [&](auto tag) -> AnyTensor {
+    using T = typename decltype(tag)::type;
+    auto* typed = reinterpret_cast<T*>(data);
+    if (writable) return Tensor<T>(typed, stored.shape, stored.strides, std::move(owner));
+    return Tensor<const T>(typed, stored.shape, stored.strides, std::move(owner));
+  });
+}
+
+/// Whether the bytes must be reversed: only multi-byte elements have a byte order, and an
+/// empty tensor has no bytes.
+bool needs_byte_swap(const StoredTensor& stored, index_t count) {
+  return stored.foreign_byte_order && byte_order_unit(stored.dtype) > 1 && count > 0;
+}
+
+/// Why the stored bytes cannot be viewed in place; empty when they can.
+std::string copy_reason(const std::byte* source, const StoredTensor& stored, index_t count) {
+  if (needs_byte_swap(stored, count))
+    return concat("is stored in the other byte order (", std::endian::native == std::endian::little ? "big" : "little",
+                  "-endian) and needs a byte-swapped copy");
+  const std::size_t align = alignment(stored.dtype);
+  if (reinterpret_cast<std::uintptr_t>(source) % align != 0)
+    return concat("starts at byte offset ", stored.offset, " of the file, which is not aligned to ", align,
+                  " bytes for ", stored.dtype, ", and needs a copy");
+  return {};
+}
+
+void check_bool_data(const std::byte* source, index_t count, std::string_view description) {
+  try {
+    check_bool_bytes(source, count);
+  } catch (const ValueError& e) {
+    throw ValueError(concat(description, ": ", e.what()));
+  }
+}
+
+}  // namespace
+
+MapAccess mapping_access(const LoadOptions& options) {
+  if (options.copy.value_or(false)) {
+    if (options.access == MapAccess::shared)
+      throw ValueError("copy = true cannot be combined with shared access: writes to copies never reach the file");
+    return MapAccess::read_only;
+  }
+  return options.access;
+}
+
+AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, const LoadOptions& options,
+                             std::string_view description) {
+  std::byte* source = mapping.address() + stored.offset;
+  const index_t count = numel(stored.shape);
+  const std::size_t length = std::size_t(count) * itemsize(stored.dtype);
+  const bool writable = options.access != MapAccess::read_only;
+  if (stored.dtype == bool_) check_bool_data(source, count, description);
+
+  const std::string reason = copy_reason(source, stored, count);
+  if (reason.empty() && !options.copy.value_or(false)) return typed_view(source, stored, mapping.owner(), writable);
+  if (!reason.empty() && options.copy == false)
+    throw ValueError(concat(description, " ", reason, ", but copy = false"));
+  if (!reason.empty() && options.access == MapAccess::shared)
+    throw ValueError(concat(description, " ", reason, ", so it cannot share memory with the file (shared access)"));
+
+  std::shared_ptr<std::byte> memory = allocate_bytes(length);
+  copy_bytes(source, memory.get(), length, needs_byte_swap(stored, count) ? byte_order_unit(stored.dtype) : 1);
+  std::byte* copy = memory.get();
+  return typed_view(copy, stored, std::move(memory), writable);
+}
+
+}  // namespace zt::detail

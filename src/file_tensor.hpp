@@ -1,0 +1,31 @@
+// Internal: the one place a tensor stored in a mapped file (.npy, .safetensors) becomes a
+// view into the mapping or, where it must, a copy — as LoadOptions say.
+#pragma once
+
+#include <string_view>
+
+#include "zerotensor/any_tensor.hpp"
+#include "zerotensor/load_options.hpp"
+
+namespace zt::detail {
+
+/// Where and how one tensor lies in a mapped file. The caller has validated that
+/// [offset, offset + numel * itemsize) lies inside the mapping and that the shape's byte
+/// count does not overflow; the bytes are dense in the order `strides` describe.
+struct StoredTensor {
+  std::size_t offset;  ///< bytes from the start of the mapping
+  DType dtype;
+  DynamicExtents shape;
+  DynamicExtents strides;      ///< in elements: C order, or Fortran order for .npy
+  bool foreign_byte_order;     ///< stored in the byte order opposite to this machine's
+};
+
+/// The tensor as a view of `mapping` (sharing its owner) or as a copy. `description`
+/// ("tensor 'w' in <file>") starts every error message.
+AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, const LoadOptions& options,
+                             std::string_view description);
+
+/// The access to map a file with for `options`: copies only read, so copy = true maps read-only.
+MapAccess mapping_access(const LoadOptions& options);
+
+}  // namespace zt::detail

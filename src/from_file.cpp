@@ -1,0 +1,59 @@
+#include "zerotensor/from_file.hpp"
+
+#include "zerotensor/frombuffer.hpp"
+#include "zerotensor/mapped_file.hpp"
+
+namespace zt {
+
+namespace detail {
+
+void check_typed_from_file(DType element_dtype, bool element_is_const, const FromFileOptions& options) {
+  if (options.dtype && *options.dtype != element_dtype)
+    throw TypeError(concat("from_file<", element_dtype, ">: the dtype option says ", *options.dtype));
+  if (!element_is_const && !options.writable)
+    throw TypeError(concat("from_file<", element_dtype, ">: writable = false maps the file read-only; ask for from_file<const ",
+                           element_dtype, "> instead"));
+}
+
+}  // namespace detail
+
+namespace {
+
+/// PyTorch returns before touching the file; the tensor has no memory and no owner.
+AnyTensor empty_result(DType dtype, bool writable) {
+  return dispatch(dtype, [&](auto tag) -> AnyTensor {
+    using T = typename decltype(tag)::type;
+    if (writable) return Tensor<T>(nullptr, {0}, {1});
+    return Tensor<const T>(nullptr, {0}, {1});
+  });
+}
+
+MapAccess access_for(const FromFileOptions& options) {
+  if (!options.writable) return MapAccess::read_only;
+  return options.shared ? MapAccess::shared : MapAccess::copy_on_write;
+}
+
+}  // namespace
+
+AnyTensor from_file(const std::filesystem::path& path, FromFileOptions options) {
+  if (options.device != cpu)
+    throw DeviceError(detail::concat("from_file: only CPU tensors can be mapped to files; got device ", options.device));
+  const DType dtype = options.dtype.value_or(default_dtype());
+  if (options.size < 0)
+    throw ValueError(detail::concat("from_file: size must be non-negative; got ", options.size, " for file <",
+                                    path.native(), ">"));
+  index_t length = 0;
+  if (__builtin_mul_overflow(options.size, static_cast<index_t>(itemsize(dtype)), &length))
+    throw ValueError(detail::concat("from_file: size ", options.size, " of ", dtype, " (", itemsize(dtype),
+                                    " bytes each) overflows a 64-bit byte count"));
+  if (length == 0) return empty_result(dtype, options.writable);
+
+  const MapAccess access = access_for(options);
+  Buffer mapping = map_file(path, {.access = access,
+                                   .length = std::size_t(length),
+                                   .create = access == MapAccess::shared});
+  // frombuffer validates the view once more (alignment, and 0/1 bytes for Bool).
+  return frombuffer(std::move(mapping), dtype, {.count = options.size});
+}
+
+}  // namespace zt

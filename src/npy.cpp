@@ -1,0 +1,303 @@
+#include "zerotensor/npy.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <string>
+#include <string_view>
+
+#include "file_io.hpp"
+#include "file_tensor.hpp"
+#include "zerotensor/mapped_file.hpp"
+#include "zerotensor/storage.hpp"
+
+namespace zt {
+namespace {
+
+using detail::concat;
+
+constexpr std::string_view npy_magic = "\x93NUMPY";
+constexpr std::size_t version_1_preamble = 10;  // magic, major, minor, uint16 header length
+constexpr std::size_t version_2_preamble = 12;  // magic, major, minor, uint32 header length
+constexpr std::size_t header_alignment = 64;    // NumPy pads the header so the data starts aligned
+
+/// What the header of a .npy file says.
+struct NpyHeader {
+  DType dtype = uint8;
+  bool foreign_byte_order = false;
+  bool fortran_order = false;
+  DynamicExtents shape;
+};
+
+/// One element type a descr can name, without its byte-order character.
+struct DescrType {
+  std::string_view code;
+  DType dtype;
+};
+constexpr DescrType descr_types[] = {
+    {"b1", bool_},   {"u1", uint8},   {"i1", int8},     {"i2", int16},     {"i4", int32},
+    {"i8", int64},   {"u2", uint16},  {"u4", uint32},   {"u8", uint64},    {"f2", float16},
+    {"f4", float32}, {"f8", float64}, {"c8", complex64}, {"c16", complex128},
+};
+
+/// Reads the subset of Python literal syntax NumPy writes for a header:
+/// {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }
+class HeaderParser {
+ public:
+  HeaderParser(std::string_view text, std::string_view description) : text_(text), description_(description) {}
+
+  NpyHeader parse() {
+    NpyHeader header;
+    bool seen_descr = false, seen_order = false, seen_shape = false;
+    expect('{');
+    while (!accept('}')) {
+      const std::string key = parse_string("a key");
+      expect(':');
+      if (key == "descr") {
+        mark_seen(seen_descr, key);
+        parse_descr(header);
+      } else if (key == "fortran_order") {
+        mark_seen(seen_order, key);
+        header.fortran_order = parse_bool(key);
+      } else if (key == "shape") {
+        mark_seen(seen_shape, key);
+        header.shape = parse_shape();
+      } else {
+        fail(concat("unexpected key '", key, "' (a header has exactly 'descr', 'fortran_order' and 'shape')"));
+      }
+      if (!accept(',')) {
+        expect('}');
+        break;
+      }
+    }
+    skip_space();
+    if (position_ != text_.size()) fail(concat("unexpected text after the dict at position ", position_));
+    if (!(seen_descr && seen_order && seen_shape))
+      fail(concat("missing key '", !seen_descr ? "descr" : !seen_order ? "fortran_order" : "shape", "'"));
+    return header;
+  }
+
+ private:
+  [[noreturn]] void fail(std::string_view what) const {
+    std::string_view shown = text_.substr(0, text_.find_last_not_of(" \n") + 1);
+    throw ValueError(concat(description_, ": malformed header: ", what, " in ", shown));
+  }
+  [[noreturn]] void fail_expected(std::string_view expected) const {
+    if (position_ >= text_.size()) fail(concat("expected ", expected, " at position ", position_, ", found the end"));
+    fail(concat("expected ", expected, " at position ", position_, ", found '", text_[position_], "'"));
+  }
+
+  void skip_space() {
+    while (position_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[position_]))) ++position_;
+  }
+  bool accept(char c) {
+    skip_space();
+    if (position_ < text_.size() && text_[position_] == c) {
+      ++position_;
+      return true;
+    }
+    return false;
+  }
+  void expect(char c) {
+    if (!accept(c)) fail_expected(concat('\'', c, '\''));
+  }
+  void mark_seen(bool& seen, std::string_view key) const {
+    if (seen) fail(concat("duplicate key '", key, "'"));
+    seen = true;
+  }
+
+  std::string parse_string(std::string_view what) {
+    skip_space();
+    const char quote = position_ < text_.size() ? text_[position_] : '\0';
+    if (quote != '\'' && quote != '"') fail_expected(concat(what, " (a quoted string)"));
+    std::string value;
+    for (++position_; position_ < text_.size() && text_[position_] != quote; ++position_) {
+      if (text_[position_] == '\\' && position_ + 1 < text_.size()) ++position_;
+      value += text_[position_];
+    }
+    if (position_ >= text_.size()) fail("unterminated string");
+    ++position_;
+    return value;
+  }
+
+  bool parse_bool(std::string_view key) {
+    skip_space();
+    for (const auto& [word, value] : {std::pair{std::string_view("True"), true}, {std::string_view("False"), false}}) {
+      if (text_.substr(position_, word.size()) == word) {
+        position_ += word.size();
+        return value;
+      }
+    }
+    fail_expected(concat("True or False for '", key, "'"));
+  }
+
+  void parse_descr(NpyHeader& header) {
+    skip_space();
+    if (position_ < text_.size() && text_[position_] == '[')
+      fail("'descr' is a list: structured dtypes are not supported");
+    const std::string descr = parse_string("the 'descr' string");
+    const char order = descr.empty() ? '\0' : descr[0];
+    const std::string_view code = std::string_view(descr).substr(1);
+    const auto* found = std::find_if(std::begin(descr_types), std::end(descr_types),
+                                     [&](const DescrType& t) { return t.code == code; });
+    if (std::string_view("<>=|").find(order) == std::string_view::npos || order == '\0' ||
+        found == std::end(descr_types))
+      fail(concat("unsupported dtype descr '", descr, "'"));
+    header.dtype = found->dtype;
+    const bool little = std::endian::native == std::endian::little;
+    header.foreign_byte_order = (order == '<' && !little) || (order == '>' && little);
+  }
+
+  DynamicExtents parse_shape() {
+    std::vector<index_t> extents;
+    expect('(');
+    while (!accept(')')) {
+      extents.push_back(parse_extent(extents.size()));
+      if (!accept(',')) {
+        expect(')');
+        break;
+      }
+    }
+    return DynamicExtents(std::span<const index_t>(extents));
+  }
+
+  index_t parse_extent(std::size_t dim) {
+    skip_space();
+    const bool negative = accept('-');
+    if (position_ >= text_.size() || !std::isdigit(static_cast<unsigned char>(text_[position_])))
+      fail_expected(concat("an integer for dimension ", dim, " of 'shape'"));
+    index_t value = 0;
+    for (; position_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[position_])); ++position_) {
+      if (__builtin_mul_overflow(value, index_t{10}, &value) ||
+          __builtin_add_overflow(value, index_t(text_[position_] - '0'), &value))
+        fail(concat("dimension ", dim, " of 'shape' does not fit in 64 bits"));
+    }
+    accept('L');  // Python 2 long literals, as old NumPy wrote them
+    if (negative) fail(concat("dimension ", dim, " of 'shape' is negative (-", value, ")"));
+    return value;
+  }
+
+  std::string_view text_;
+  std::string_view description_;
+  std::size_t position_ = 0;
+};
+
+std::uint32_t read_little_endian(const std::byte* bytes, std::size_t count) {
+  std::uint32_t value = 0;
+  for (std::size_t i = count; i-- > 0;) value = (value << 8) | std::to_integer<std::uint32_t>(bytes[i]);
+  return value;
+}
+
+/// The preamble's version and header length; returns the header text and the data offset.
+std::pair<std::string_view, std::size_t> locate_header(std::span<const std::byte> file, std::string_view description) {
+  if (file.size() < version_1_preamble)
+    throw ValueError(concat(description, ": truncated: ", file.size(), " bytes is too short for the ",
+                            version_1_preamble, "-byte .npy preamble"));
+  const std::string_view start(reinterpret_cast<const char*>(file.data()), file.size());
+  if (start.substr(0, npy_magic.size()) != npy_magic)
+    throw ValueError(concat(description, ": not a .npy file (the magic string \\x93NUMPY is missing)"));
+  const unsigned major = std::to_integer<unsigned>(file[6]), minor = std::to_integer<unsigned>(file[7]);
+  if (major < 1 || major > 3 || minor != 0)
+    throw ValueError(concat(description, ": unsupported .npy format version ", major, ".", minor,
+                            " (1.0, 2.0 and 3.0 are known)"));
+  const std::size_t preamble = major == 1 ? version_1_preamble : version_2_preamble;
+  if (file.size() < preamble)
+    throw ValueError(concat(description, ": truncated: ", file.size(), " bytes is too short for the ", preamble,
+                            "-byte preamble of format ", major, ".0"));
+  const std::size_t header_length = read_little_endian(file.data() + 8, preamble - 8);
+  if (header_length > file.size() - preamble)
+    throw ValueError(concat(description, ": truncated header: the preamble announces ", header_length,
+                            " header bytes but only ", file.size() - preamble, " follow"));
+  return {start.substr(preamble, header_length), preamble + header_length};
+}
+
+DynamicExtents fortran_strides(const DynamicExtents& shape) {
+  DynamicExtents strides = shape;
+  index_t step = 1;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    strides[d] = step;
+    step *= shape[d];
+  }
+  return strides;
+}
+
+/// "|b1", "<f4", ... in this machine's byte order; TypeError for bfloat16.
+std::string descr_of(DType dtype) {
+  if (dtype == bfloat16) throw TypeError("save_npy: NumPy has no bfloat16 dtype; convert with to(zt::float32) first");
+  const auto* found = std::find_if(std::begin(descr_types), std::end(descr_types),
+                                   [&](const DescrType& t) { return t.dtype == dtype; });
+  const char order = itemsize(dtype) == 1 ? '|' : std::endian::native == std::endian::little ? '<' : '>';
+  return concat(order, found->code);
+}
+
+bool is_fortran_contiguous(const AnyTensor& tensor) {
+  DynamicExtents shape = tensor.shape(), strides = tensor.strides();
+  std::reverse(shape.begin(), shape.end());
+  std::reverse(strides.begin(), strides.end());
+  return detail::is_contiguous(shape, strides);
+}
+
+std::span<const std::byte> as_bytes(std::string_view text) {
+  return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
+}
+
+/// The preamble and padded header for `dict` (the header text without padding).
+std::string npy_prefix(const std::string& dict) {
+  // The header ends in '\n' and is padded with spaces so the data starts 64-byte aligned.
+  const auto padded_length = [&](std::size_t preamble) {
+    const std::size_t unpadded = preamble + dict.size() + 1;
+    return dict.size() + 1 + (header_alignment - unpadded % header_alignment) % header_alignment;
+  };
+  const bool version_1 = padded_length(version_1_preamble) <= 0xFFFF;
+  const std::size_t preamble = version_1 ? version_1_preamble : version_2_preamble;
+  const std::size_t header_length = padded_length(preamble);
+  std::string prefix(npy_magic);
+  prefix += char(version_1 ? 1 : 2);
+  prefix += char(0);
+  for (std::size_t i = 0; i < preamble - 8; ++i) prefix += char((header_length >> (8 * i)) & 0xFF);
+  prefix += dict;
+  prefix.append(header_length - dict.size() - 1, ' ');
+  prefix += '\n';
+  return prefix;
+}
+
+}  // namespace
+
+AnyTensor load_npy(const std::filesystem::path& path, LoadOptions options) {
+  const std::string description = detail::concat("load_npy: <", path.native(), ">");
+  const Buffer mapping = map_file(path, {.access = detail::mapping_access(options)});
+  const auto [header_text, data_offset] = locate_header(mapping.bytes(), description);
+  NpyHeader header = HeaderParser(header_text, description).parse();
+
+  index_t count = 0;
+  try {
+    count = checked_numel(header.shape, itemsize(header.dtype));
+  } catch (const ValueError& e) {
+    throw ValueError(detail::concat(description, ": ", e.what()));
+  }
+  const std::size_t needed = std::size_t(count) * itemsize(header.dtype);
+  const std::size_t available = mapping.size() - data_offset;
+  if (needed > available)
+    throw ValueError(detail::concat(description, ": shape ", detail::shape_string(header.shape), " of ", header.dtype,
+                                    " needs ", needed, " bytes of data but the file holds ", available,
+                                    " after the header"));
+  DynamicExtents strides =
+      header.fortran_order ? fortran_strides(header.shape) : detail::contiguous_strides(header.shape);
+  const detail::StoredTensor stored{data_offset, header.dtype, std::move(header.shape), std::move(strides),
+                                    header.foreign_byte_order};
+  return detail::load_stored_tensor(mapping, stored, options, detail::concat(description, " array"));
+}
+
+void save_npy(const std::filesystem::path& path, const AnyTensor& tensor) {
+  if (!tensor.device().is_host_accessible()) detail::throw_not_host_accessible("save_npy", tensor.device());
+  const std::string descr = descr_of(tensor.dtype());
+  const bool fortran = !tensor.is_contiguous() && is_fortran_contiguous(tensor);
+  const AnyTensor data = tensor.is_contiguous() || fortran ? tensor : tensor.clone();
+  const std::string dict =
+      detail::concat("{'descr': '", descr, "', 'fortran_order': ", fortran ? "True" : "False",
+                     ", 'shape': ", detail::shape_string(data.shape()), ", }");
+  const std::string prefix = npy_prefix(dict);
+  detail::write_file(path, {as_bytes(prefix), {static_cast<const std::byte*>(data.data_ptr()), data.nbytes()}});
+}
+
+}  // namespace zt

@@ -1,0 +1,254 @@
+#include "zerotensor/safetensors.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "file_io.hpp"
+#include "file_tensor.hpp"
+#include "zerotensor/mapped_file.hpp"
+#include "zerotensor/storage.hpp"
+
+namespace zt {
+namespace {
+
+using detail::concat;
+using Json = nlohmann::json;
+
+constexpr std::size_t length_field = 8;           // little-endian uint64 header length
+constexpr std::uint64_t max_header_length = 100'000'000;  // the reference implementation's limit
+constexpr std::size_t header_alignment = 8;       // save pads the header so the data area starts aligned
+constexpr std::string_view metadata_key = "__metadata__";
+
+struct DTypeName {
+  std::string_view name;
+  DType dtype;
+};
+constexpr DTypeName dtype_names[] = {
+    {"BOOL", bool_},   {"U8", uint8},   {"I8", int8},       {"I16", int16},   {"I32", int32},
+    {"I64", int64},    {"U16", uint16}, {"U32", uint32},    {"U64", uint64},  {"F16", float16},
+    {"BF16", bfloat16}, {"F32", float32}, {"F64", float64}, {"C64", complex64},
+};
+
+/// One tensor entry of the header, validated against the data area.
+struct Entry {
+  std::string name;
+  DType dtype;
+  DynamicExtents shape;
+  std::uint64_t begin;  // bytes from the start of the data area
+  std::uint64_t end;
+};
+
+class HeaderReader {
+ public:
+  HeaderReader(std::string description, std::uint64_t data_size)
+      : description_(std::move(description)), data_size_(data_size) {}
+
+  [[noreturn]] void fail(std::string_view what) const { throw ValueError(concat(description_, ": ", what)); }
+
+  std::map<std::string, std::string, std::less<>> metadata(const Json& value) const {
+    if (!value.is_object()) fail(concat("\"", metadata_key, "\" must be an object; found ", value.type_name()));
+    std::map<std::string, std::string, std::less<>> result;
+    for (const auto& [key, text] : value.items()) {
+      if (!text.is_string())
+        fail(concat("\"", metadata_key, "\" value \"", key, "\" must be a string; found ", text.type_name()));
+      result.emplace(key, text.get<std::string>());
+    }
+    return result;
+  }
+
+  Entry entry(const std::string& name, const Json& value) const {
+    const std::string where = concat("tensor '", name, "'");
+    if (!value.is_object()) fail(concat(where, " must be an object; found ", value.type_name()));
+    Entry entry{name, dtype(where, field(where, value, "dtype")), shape(where, field(where, value, "shape")), 0, 0};
+    const Json& offsets = field(where, value, "data_offsets");
+    if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
+        !offsets[1].is_number_unsigned())
+      fail(concat(where, ": data_offsets must be two non-negative integers; found ", offsets.dump()));
+    entry.begin = offsets[0].get<std::uint64_t>();
+    entry.end = offsets[1].get<std::uint64_t>();
+    if (entry.begin > entry.end || entry.end > data_size_)
+      fail(concat(where, ": data_offsets [", entry.begin, ", ", entry.end, "] lie outside the data area of ",
+                  data_size_, " bytes"));
+    index_t count = 0;
+    try {
+      count = checked_numel(entry.shape, itemsize(entry.dtype));
+    } catch (const ValueError& e) {
+      fail(concat(where, ": ", e.what()));
+    }
+    const std::uint64_t expected = std::uint64_t(count) * itemsize(entry.dtype);
+    if (entry.end - entry.begin != expected)
+      fail(concat(where, ": data_offsets [", entry.begin, ", ", entry.end, "] hold ", entry.end - entry.begin,
+                  " bytes but shape ", detail::shape_string(entry.shape), " of ", entry.dtype, " needs ", expected));
+    return entry;
+  }
+
+  /// Two tensors may not share bytes; empty tensors hold none.
+  void check_no_overlap(std::vector<Entry>& entries) const {
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.begin < b.begin; });
+    const Entry* reach = nullptr;  // the non-empty entry ending furthest so far
+    for (const Entry& entry : entries) {
+      if (entry.begin == entry.end) continue;
+      if (reach != nullptr && entry.begin < reach->end)
+        fail(concat("tensors '", reach->name, "' [", reach->begin, ", ", reach->end, ") and '", entry.name, "' [",
+                    entry.begin, ", ", entry.end, ") overlap"));
+      if (reach == nullptr || entry.end > reach->end) reach = &entry;
+    }
+  }
+
+ private:
+  const Json& field(const std::string& where, const Json& object, const char* key) const {
+    const auto found = object.find(key);
+    if (found == object.end()) fail(concat(where, " has no \"", key, "\""));
+    return *found;
+  }
+
+  DType dtype(const std::string& where, const Json& value) const {
+    if (!value.is_string()) fail(concat(where, ": dtype must be a string; found ", value.dump()));
+    const auto text = value.get<std::string>();
+    const auto* found = std::find_if(std::begin(dtype_names), std::end(dtype_names),
+                                     [&](const DTypeName& d) { return d.name == text; });
+    if (found == std::end(dtype_names)) fail(concat(where, ": unsupported dtype '", text, "'"));
+    return found->dtype;
+  }
+
+  DynamicExtents shape(const std::string& where, const Json& value) const {
+    if (!value.is_array()) fail(concat(where, ": shape must be an array; found ", value.dump()));
+    DynamicExtents extents(value.size(), 0);
+    for (std::size_t d = 0; d < value.size(); ++d) {
+      if (!value[d].is_number_unsigned() ||
+          value[d].get<std::uint64_t>() > std::uint64_t(std::numeric_limits<index_t>::max()))
+        fail(concat(where, ": dimension ", d, " of shape ", value.dump(), " is not a non-negative 64-bit integer"));
+      extents[d] = index_t(value[d].get<std::uint64_t>());
+    }
+    return extents;
+  }
+
+  std::string description_;
+  std::uint64_t data_size_;
+};
+
+std::uint64_t read_header_length(std::span<const std::byte> file, std::string_view description) {
+  if (file.size() < length_field)
+    throw ValueError(concat(description, ": truncated: ", file.size(), " bytes is too short for the ",
+                            length_field, "-byte header length"));
+  std::uint64_t length = 0;
+  for (std::size_t i = length_field; i-- > 0;) length = (length << 8) | std::to_integer<std::uint64_t>(file[i]);
+  if (length > max_header_length)
+    throw ValueError(concat(description, ": header length ", length, " exceeds the limit of ", max_header_length,
+                            " bytes"));
+  if (length > file.size() - length_field)
+    throw ValueError(concat(description, ": header length ", length, " exceeds the ", file.size() - length_field,
+                            " bytes that follow it"));
+  return length;
+}
+
+Json parse_header(std::span<const std::byte> text, std::string_view description) {
+  const auto* begin = reinterpret_cast<const char*>(text.data());
+  Json header;
+  try {
+    header = Json::parse(begin, begin + text.size());
+  } catch (const Json::exception& e) {
+    throw ValueError(concat(description, ": the header is not valid JSON: ", e.what()));
+  }
+  if (!header.is_object())
+    throw ValueError(concat(description, ": the header must be a JSON object; found ", header.type_name()));
+  return header;
+}
+
+std::string_view dtype_name(DType dtype) {
+  const auto* found = std::find_if(std::begin(dtype_names), std::end(dtype_names),
+                                   [&](const DTypeName& d) { return d.dtype == dtype; });
+  if (found == std::end(dtype_names))
+    throw TypeError(concat("save_safetensors: safetensors has no ", dtype, " dtype"));
+  return found->name;
+}
+
+}  // namespace
+
+const AnyTensor& SafetensorsFile::at(std::string_view name) const {
+  const auto found = tensors.find(name);
+  if (found == tensors.end())
+    throw ValueError(concat("SafetensorsFile: no tensor named '", name, "' among ", tensors.size(), " tensors"));
+  return found->second;
+}
+
+SafetensorsFile load_safetensors(const std::filesystem::path& path, LoadOptions options) {
+  const std::string description = concat("load_safetensors: <", path.native(), ">");
+  const Buffer mapping = map_file(path, {.access = detail::mapping_access(options)});
+  const std::uint64_t header_length = read_header_length(mapping.bytes(), description);
+  const Json header = parse_header(mapping.bytes().subspan(length_field, header_length), description);
+  const std::size_t data_start = length_field + header_length;
+  const HeaderReader reader(description, mapping.size() - data_start);
+
+  SafetensorsFile file;
+  std::vector<Entry> entries;
+  entries.reserve(header.size());
+  for (const auto& [key, value] : header.items()) {
+    if (key == metadata_key) {
+      file.metadata = reader.metadata(value);
+    } else {
+      entries.push_back(reader.entry(key, value));
+    }
+  }
+  reader.check_no_overlap(entries);
+
+  const bool foreign = std::endian::native != std::endian::little;
+  for (Entry& entry : entries) {
+    DynamicExtents strides = detail::contiguous_strides(entry.shape);
+    const detail::StoredTensor stored{data_start + entry.begin, entry.dtype, std::move(entry.shape),
+                                      std::move(strides), foreign};
+    file.tensors.emplace(entry.name, detail::load_stored_tensor(mapping, stored, options,
+                                                                concat(description, " tensor '", entry.name, "'")));
+  }
+  return file;
+}
+
+void save_safetensors(const std::filesystem::path& path, const std::map<std::string, AnyTensor, std::less<>>& tensors,
+                      const std::map<std::string, std::string, std::less<>>& metadata) {
+  if (tensors.contains(metadata_key))
+    throw ValueError(concat("save_safetensors: \"", metadata_key, "\" is reserved and cannot name a tensor"));
+  // Largest alignment first: with every size a multiple of its alignment, each tensor then
+  // starts aligned, without the gaps the format does not allow.
+  std::vector<std::pair<std::string_view, AnyTensor>> ordered;
+  for (const auto& [name, tensor] : tensors) {
+    if (!tensor.device().is_host_accessible()) detail::throw_not_host_accessible("save_safetensors", tensor.device());
+    (void)dtype_name(tensor.dtype());
+    ordered.emplace_back(name, tensor.is_contiguous() ? tensor : tensor.clone());
+  }
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
+    return alignment(a.second.dtype()) > alignment(b.second.dtype());
+  });
+
+  Json header = Json::object();
+  if (!metadata.empty()) header[std::string(metadata_key)] = metadata;
+  std::vector<std::span<const std::byte>> parts(2);
+  std::uint64_t offset = 0;
+  for (const auto& [name, tensor] : ordered) {
+    const std::uint64_t end = offset + tensor.nbytes();
+    header[std::string(name)] = {{"dtype", dtype_name(tensor.dtype())},
+                                 {"shape", std::vector<index_t>(tensor.shape().begin(), tensor.shape().end())},
+                                 {"data_offsets", {offset, end}}};
+    parts.emplace_back(static_cast<const std::byte*>(tensor.data_ptr()), tensor.nbytes());
+    offset = end;
+  }
+  std::string text;
+  try {
+    text = header.dump();
+  } catch (const Json::exception& e) {
+    throw ValueError(concat("save_safetensors: tensor names and metadata must be UTF-8: ", e.what()));
+  }
+  text.append((header_alignment - text.size() % header_alignment) % header_alignment, ' ');
+  std::array<std::byte, length_field> length{};
+  for (std::size_t i = 0; i < length_field; ++i) length[i] = std::byte((text.size() >> (8 * i)) & 0xFF);
+  parts[0] = length;
+  parts[1] = {reinterpret_cast<const std::byte*>(text.data()), text.size()};
+  detail::write_file(path, parts);
+}
+
+}  // namespace zt
