@@ -3,8 +3,8 @@
 # Usage: scripts/deps.sh core|test|bench|all
 set -euo pipefail
 
-core=(cmake make g++ libeigen3-dev libboost-dev)
-test=(libboost-test-dev nlohmann-json3-dev libdlpack-dev libtorch-dev python3-numpy)
+core=(cmake make g++ libeigen3-dev libboost-dev nlohmann-json3-dev)
+test=(libboost-test-dev libdlpack-dev libtorch-dev python3-numpy)
 bench=(libbenchmark-dev)
 
 case "${1:-core}" in
