@@ -32,6 +32,7 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "zerotensor/any_tensor.hpp"
+#include "zerotensor/storage.hpp"
 
 namespace zt {
 
