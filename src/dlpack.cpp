@@ -50,37 +50,102 @@ std::string describe_type(dlpack::DataType type) {
                         type.lanes, type.lanes == 1 ? " lane" : " lanes");
 }
 
-DType dtype_from_dlpack(dlpack::DataType type) {
+// The import's errors, out of line so the checks stay small and fast.
+
+[[noreturn, gnu::cold]] void throw_unsupported_type(dlpack::DataType type) {
   if (type.lanes != 1)
     throw TypeError(detail::concat("from_dlpack: vector types are not supported; expected 1 lane, got ",
                                    describe_type(type)));
   if (type.code == std::uint8_t(TypeCode::OpaqueHandle))
     throw TypeError(detail::concat("from_dlpack: opaque handles have no element type; got ", describe_type(type)));
-  for (DType dtype : all_dtypes) {
-    const DLPackType expected = dlpack_types[std::size_t(dtype)];
-    if (type.code == std::uint8_t(expected.code) && type.bits == expected.bits) return dtype;
-  }
   throw TypeError(detail::concat(
       "from_dlpack: unsupported data type ", describe_type(type),
       "; zerotensor accepts bool 8, int and uint 8/16/32/64, float 16/32/64, bfloat 16 and complex 64/128 bits"));
 }
 
-Device device_from_dlpack(dlpack::Device device) {
-  const auto type = device.device_type;
-  if (type == DeviceType::CPU) return cpu;  // the id of host memory carries no meaning
-  DeviceKind kind{};
-  switch (type) {
-    case DeviceType::CUDA: kind = DeviceKind::CUDA; break;
-    case DeviceType::CUDAHost: kind = DeviceKind::CUDAHost; break;
-    case DeviceType::CUDAManaged: kind = DeviceKind::CUDAManaged; break;
-    default:
-      throw DeviceError(detail::concat("from_dlpack: unsupported device type ", std::int32_t(type),
-                                       "; zerotensor accepts CPU (1), CUDA (2), CUDAHost (3) and CUDAManaged (13)"));
-  }
+[[noreturn, gnu::cold]] void throw_unsupported_device(dlpack::Device device) {
   if (device.device_id < 0)
     throw DeviceError(detail::concat("from_dlpack: device id ", device.device_id, " of device type ",
-                                     std::int32_t(type), " is negative"));
-  return {kind, device.device_id};
+                                     std::int32_t(device.device_type), " is negative"));
+  throw DeviceError(detail::concat("from_dlpack: unsupported device type ", std::int32_t(device.device_type),
+                                   "; zerotensor accepts CPU (1), CUDA (2), CUDAHost (3) and CUDAManaged (13)"));
+}
+
+[[noreturn, gnu::cold]] void throw_bad_ndim(const dlpack::Tensor& tensor) {
+  if (tensor.ndim < 0) throw ValueError(detail::concat("from_dlpack: ndim is ", tensor.ndim, "; it must be 0 or more"));
+  throw ValueError(detail::concat("from_dlpack: shape is NULL for ndim ", tensor.ndim));
+}
+
+[[noreturn, gnu::cold]] void throw_span_overflow(std::span<const index_t> shape, std::span<const index_t> strides,
+                                                 std::size_t itemsize) {
+  throw ValueError(detail::concat("from_dlpack: shape ", detail::shape_string(shape), " with strides ",
+                                  detail::shape_string(strides), " of ", itemsize,
+                                  "-byte elements spans more than 2^63 bytes"));
+}
+
+[[noreturn, gnu::cold]] void throw_null_data(std::span<const index_t> shape, index_t count) {
+  throw ValueError(detail::concat("from_dlpack: data is NULL but shape ", detail::shape_string(shape), " has ",
+                                  count, " elements"));
+}
+
+[[noreturn, gnu::cold]] void throw_offset_wraps(const dlpack::Tensor& tensor) {
+  throw ValueError(detail::concat("from_dlpack: byte_offset ", tensor.byte_offset, " added to data ", tensor.data,
+                                  " passes the end of the address space"));
+}
+
+[[noreturn, gnu::cold]] void throw_outside_address_space(std::span<const index_t> shape,
+                                                         std::span<const index_t> strides, std::uintptr_t start) {
+  throw ValueError(detail::concat("from_dlpack: shape ", detail::shape_string(shape), " with strides ",
+                                  detail::shape_string(strides), " from address ", reinterpret_cast<void*>(start),
+                                  " reaches outside the address space"));
+}
+
+[[noreturn, gnu::cold]] void throw_misaligned(const dlpack::Tensor& tensor, std::uintptr_t start, DType dtype) {
+  throw ValueError(detail::concat("from_dlpack: the first element at ", reinterpret_cast<void*>(start), " (data ",
+                                  tensor.data, " + byte_offset ", tensor.byte_offset, ") is not aligned to ",
+                                  alignment(dtype), " bytes, the alignment of ", dtype));
+}
+
+[[noreturn, gnu::cold]] void throw_bad_bool(std::span<const index_t> index, unsigned value) {
+  throw ValueError(detail::concat("from_dlpack: bool element ", detail::shape_string(index), " is byte ", value,
+                                  "; DLPack bool data must be bytes 0 or 1"));
+}
+
+/// dlpack_types inverted: the dtype index for [code][log2(bits) - 3], or -1.
+constexpr auto dtype_by_code_and_width = [] {
+  std::array<std::array<std::int8_t, 5>, 7> table{};
+  for (auto& row : table) row.fill(-1);
+  for (DType dtype : all_dtypes) {
+    const DLPackType type = dlpack_types[std::size_t(dtype)];
+    table[std::size_t(type.code)][std::size_t(__builtin_ctz(type.bits)) - 3] = std::int8_t(dtype);
+  }
+  return table;
+}();
+
+DType dtype_from_dlpack(dlpack::DataType type) {
+  const bool byte_multiple = type.bits >= 8 && (type.bits & (type.bits - 1)) == 0;
+  if (type.lanes == 1 && type.code < dtype_by_code_and_width.size() && byte_multiple) {
+    const std::int8_t found = dtype_by_code_and_width[type.code][std::size_t(__builtin_ctz(type.bits)) - 3];
+    if (found >= 0) return DType(found);
+  }
+  throw_unsupported_type(type);
+}
+
+Device device_from_dlpack(dlpack::Device device) {
+  switch (device.device_type) {
+    case DeviceType::CPU: return cpu;  // the id of host memory carries no meaning
+    case DeviceType::CUDA:
+      if (device.device_id >= 0) return {DeviceKind::CUDA, device.device_id};
+      break;
+    case DeviceType::CUDAHost:
+      if (device.device_id >= 0) return {DeviceKind::CUDAHost, device.device_id};
+      break;
+    case DeviceType::CUDAManaged:
+      if (device.device_id >= 0) return {DeviceKind::CUDAManaged, device.device_id};
+      break;
+    default: break;
+  }
+  throw_unsupported_device(device);
 }
 
 dlpack::Device dlpack_device(Device device) {
@@ -96,17 +161,8 @@ dlpack::Device dlpack_device(Device device) {
 // ---- import ---------------------------------------------------------------------------------
 
 std::span<const index_t> shape_of(const dlpack::Tensor& tensor) {
-  if (tensor.ndim < 0) throw ValueError(detail::concat("from_dlpack: ndim is ", tensor.ndim, "; it must be 0 or more"));
-  if (tensor.ndim > 0 && tensor.shape == nullptr)
-    throw ValueError(detail::concat("from_dlpack: shape is NULL for ndim ", tensor.ndim));
+  if (tensor.ndim < 0 || (tensor.ndim > 0 && tensor.shape == nullptr)) throw_bad_ndim(tensor);
   return {tensor.shape, std::size_t(tensor.ndim)};
-}
-
-[[noreturn]] void throw_span_overflow(std::span<const index_t> shape, std::span<const index_t> strides,
-                                      std::size_t itemsize) {
-  throw ValueError(detail::concat("from_dlpack: shape ", detail::shape_string(shape), " with strides ",
-                                  detail::shape_string(strides), " of ", itemsize,
-                                  "-byte elements spans more than 2^63 bytes"));
 }
 
 /// Bytes from the first element back to the lowest one the view reaches, and forward to
@@ -120,17 +176,17 @@ struct ByteReach {
 ByteReach byte_reach(std::span<const index_t> shape, std::span<const index_t> strides, std::size_t itemsize) {
   index_t low = 0;
   index_t high = 0;
+  bool overflow = false;
   for (std::size_t d = 0; d < shape.size(); ++d) {
     index_t reach = 0;
-    if (__builtin_mul_overflow(shape[d] - 1, strides[d], &reach) ||
-        __builtin_add_overflow(reach < 0 ? low : high, reach, reach < 0 ? &low : &high))
-      throw_span_overflow(shape, strides, itemsize);
+    overflow |= __builtin_mul_overflow(shape[d] - 1, strides[d], &reach);
+    overflow |= reach < 0 ? __builtin_add_overflow(low, reach, &low) : __builtin_add_overflow(high, reach, &high);
   }
   const auto size = static_cast<index_t>(itemsize);
   ByteReach bytes{};
-  if (__builtin_mul_overflow(low, -size, &bytes.below) || __builtin_add_overflow(high, 1, &high) ||
-      __builtin_mul_overflow(high, size, &bytes.above))
-    throw_span_overflow(shape, strides, itemsize);
+  overflow |= __builtin_mul_overflow(low, -size, &bytes.below) || __builtin_add_overflow(high, 1, &high) ||
+              __builtin_mul_overflow(high, size, &bytes.above);
+  if (overflow) throw_span_overflow(shape, strides, itemsize);
   return bytes;
 }
 
@@ -140,24 +196,15 @@ std::byte* first_element(const dlpack::Tensor& tensor, std::span<const index_t> 
                          std::span<const index_t> strides, DType dtype, index_t count) {
   const auto data = reinterpret_cast<std::uintptr_t>(tensor.data);
   if (count == 0 && data == 0) return nullptr;  // the spec's empty tensor: nothing to offset
-  if (data == 0)
-    throw ValueError(detail::concat("from_dlpack: data is NULL but shape ", detail::shape_string(shape), " has ",
-                                    count, " elements"));
+  if (data == 0) throw_null_data(shape, count);
   std::uintptr_t start = 0;
-  if (__builtin_add_overflow(data, tensor.byte_offset, &start))
-    throw ValueError(detail::concat("from_dlpack: byte_offset ", tensor.byte_offset, " added to data ", tensor.data,
-                                    " passes the end of the address space"));
+  if (__builtin_add_overflow(data, tensor.byte_offset, &start)) throw_offset_wraps(tensor);
   if (count > 0) {
     const ByteReach reach = byte_reach(shape, strides, itemsize(dtype));
     std::uintptr_t end = 0;
     if (start < std::uintptr_t(reach.below) || __builtin_add_overflow(start, std::uintptr_t(reach.above), &end))
-      throw ValueError(detail::concat("from_dlpack: shape ", detail::shape_string(shape), " with strides ",
-                                      detail::shape_string(strides), " from address ", reinterpret_cast<void*>(start),
-                                      " reaches outside the address space"));
-    if (start % alignment(dtype) != 0)
-      throw ValueError(detail::concat("from_dlpack: the first element at ", reinterpret_cast<void*>(start), " (data ",
-                                      tensor.data, " + byte_offset ", tensor.byte_offset, ") is not aligned to ",
-                                      alignment(dtype), " bytes, the alignment of ", dtype));
+      throw_outside_address_space(shape, strides, start);
+    if (start % alignment(dtype) != 0) throw_misaligned(tensor, start, dtype);
   }
   return reinterpret_cast<std::byte*>(start);
 }
@@ -169,9 +216,7 @@ void check_bool_elements(const std::byte* first, std::span<const index_t> shape,
   index_t offset = 0;
   for (index_t n = 0; n < count; ++n) {
     const auto value = std::to_integer<unsigned>(first[offset]);
-    if (value > 1)
-      throw ValueError(detail::concat("from_dlpack: bool element ", detail::shape_string(index), " is byte ", value,
-                                      "; DLPack bool data must be bytes 0 or 1"));
+    if (value > 1) throw_bad_bool(index, value);
     for (std::size_t d = shape.size(); d-- > 0;) {
       offset += strides[d];
       if (++index[d] < shape[d]) break;
@@ -243,13 +288,14 @@ void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor) {
 
 AnyTensor view_from_dlpack(const dlpack::Tensor& tensor, bool read_only, KeepAlive&& owner) {
   const DType dtype = dtype_from_dlpack(tensor.dtype);
-  const Device device = device_from_dlpack(tensor.device);
   const std::span<const index_t> shape = shape_of(tensor);
   const index_t count = checked_numel(shape, itemsize(dtype));
   DynamicExtents strides = tensor.strides != nullptr && !shape.empty()
                                ? DynamicExtents(std::span<const index_t>(tensor.strides, shape.size()))
                                : contiguous_strides(DynamicExtents(shape));
   std::byte* first = first_element(tensor, shape, strides, dtype, count);
+  // Read late: a Device kept across the calls above costs a store-forwarding stall.
+  const Device device = device_from_dlpack(tensor.device);
   if (dtype == bool_ && device.is_host_accessible()) check_bool_elements(first, shape, strides, count);
   return dispatch(dtype, [&](auto tag) -> AnyTensor {
     using T = typename decltype(tag)::type;
