@@ -285,7 +285,7 @@ AnyTensor load_npy(const std::filesystem::path& path, LoadOptions options) {
       header.fortran_order ? fortran_strides(header.shape) : detail::contiguous_strides(header.shape);
   const detail::StoredTensor stored{data_offset, header.dtype, std::move(header.shape), std::move(strides),
                                     header.foreign_byte_order};
-  return detail::load_stored_tensor(mapping, stored, options, detail::concat(description, " array"));
+  return detail::load_stored_tensor(mapping, stored, options, detail::concat(description, ": array"));
 }
 
 void save_npy(const std::filesystem::path& path, const AnyTensor& tensor) {

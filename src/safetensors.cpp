@@ -204,7 +204,7 @@ SafetensorsFile load_safetensors(const std::filesystem::path& path, LoadOptions 
     const detail::StoredTensor stored{data_start + entry.begin, entry.dtype, std::move(entry.shape),
                                       std::move(strides), foreign};
     file.tensors.emplace(entry.name, detail::load_stored_tensor(mapping, stored, options,
-                                                                concat(description, " tensor '", entry.name, "'")));
+                                                                concat(description, ": tensor '", entry.name, "'")));
   }
   return file;
 }

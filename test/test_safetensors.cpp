@@ -1,0 +1,264 @@
+// load_safetensors / save_safetensors against files the `safetensors` package wrote
+// (test/data/safetensors, made by make_fixtures.py), a misaligned and a bfloat16 file,
+// malformed headers, and files this test writes itself.
+#include <boost/test/unit_test.hpp>
+
+#include <complex>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "file_test_support.hpp"
+#include "zerotensor/safetensors.hpp"
+#include "zerotensor/shares_memory.hpp"
+
+using zt_test::data_file;
+using zt_test::read_bytes;
+using zt_test::TempDir;
+using zt_test::with_message;
+using zt_test::write_text;
+
+namespace {
+
+std::filesystem::path fixture(const std::string& name) { return data_file("safetensors/" + name + ".safetensors"); }
+
+/// A .safetensors file: the 8-byte little-endian length of `header`, `header`, `data`.
+std::string safetensors_bytes(const std::string& header, const std::string& data = "") {
+  std::string out;
+  for (int i = 0; i < 8; ++i) out += char((header.size() >> (8 * i)) & 0xFF);
+  return out + header + data;
+}
+
+void check_malformed(const std::string& bytes, const std::string& expected) {
+  TempDir dir;
+  const auto path = dir / "bad.safetensors";
+  write_text(path, bytes);
+  BOOST_CHECK_EXCEPTION((void)zt::load_safetensors(path), zt::ValueError,
+                        with_message<zt::ValueError>("load_safetensors: <" + path.string() + ">: " + expected));
+}
+
+template <class T>
+void check_values(const zt::AnyTensor& t, std::initializer_list<T> expected) {
+  BOOST_REQUIRE(t.numel() == zt::index_t(expected.size()));
+  auto flat = t.as<const T>().array();
+  std::size_t i = 0;
+  for (const T& value : expected) BOOST_TEST((flat(Eigen::Index(i++)) == value));
+}
+
+std::uintptr_t address(const zt::AnyTensor& t) { return reinterpret_cast<std::uintptr_t>(t.data_ptr()); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(load_safetensors)
+
+BOOST_AUTO_TEST_CASE(every_dtype_the_safetensors_package_writes) {
+  const zt::SafetensorsFile file = zt::load_safetensors(fixture("model"));
+  BOOST_TEST(file.tensors.size() == 15u);
+  const auto& weight = file.at("weight");
+  BOOST_TEST(weight.dtype() == zt::float32);
+  BOOST_TEST(weight.shape() == zt::DynamicExtents({2, 3}));
+  BOOST_TEST(weight.strides() == zt::DynamicExtents({3, 1}));
+  BOOST_TEST(!weight.is_writable());
+  check_values<float>(weight, {0, 1, 2, 3, 4, 5});
+  check_values<double>(file.at("bias"), {0.5, -1.0, 2.0});
+  check_values<std::int64_t>(file.at("ids"), {1, -2, 3, std::int64_t(1) << 40});
+  check_values<bool>(file.at("mask"), {true, false, true});
+  check_values<Eigen::half>(file.at("half"), {Eigen::half(0.5f), Eigen::half(-2.0f)});
+  check_values<std::uint8_t>(file.at("bytes"), {1, 2, 3, 254, 255});
+  check_values<std::int8_t>(file.at("small"), {-128, 127});
+  check_values<std::int16_t>(file.at("i16"), {-300, 300});
+  check_values<std::int32_t>(file.at("i32"), {-70000, 70000});
+  check_values<std::uint16_t>(file.at("u16"), {65535, 1});
+  check_values<std::uint32_t>(file.at("u32"), {4294967295u, 2});
+  check_values<std::uint64_t>(file.at("u64"), {std::numeric_limits<std::uint64_t>::max(), 3});
+  check_values<std::complex<float>>(file.at("c64"), {{1, 2}, {-3, -4}});
+  BOOST_TEST(file.at("empty").shape() == zt::DynamicExtents({0, 4}));
+  BOOST_TEST(file.at("scalar").rank() == 0u);
+  check_values<float>(file.at("scalar"), {7.0f});
+}
+
+BOOST_AUTO_TEST_CASE(metadata_is_exposed) {
+  const zt::SafetensorsFile file = zt::load_safetensors(fixture("model"));
+  BOOST_TEST(file.metadata.size() == 2u);
+  BOOST_TEST(file.metadata.at("format") == "np");
+  BOOST_TEST(file.metadata.at("author") == "zerotensor");
+}
+
+BOOST_AUTO_TEST_CASE(every_tensor_is_a_view_into_one_mapping) {
+  const zt::SafetensorsFile file = zt::load_safetensors(fixture("model"));
+  const std::uintptr_t data_area = address(file.at("u64"));  // the first tensor in the file
+  BOOST_TEST(data_area % 4096 == 952u);  // 8 + the 944-byte header
+  for (const auto& [name, tensor] : file.tensors) {
+    BOOST_TEST_CONTEXT(name) {
+      BOOST_TEST(tensor.owner() == file.at("u64").owner());  // one mapping for all
+      BOOST_TEST(address(tensor) - data_area < 160u);
+    }
+  }
+  BOOST_TEST(address(file.at("ids")) - data_area == 16u);
+  BOOST_TEST(address(file.at("mask")) - data_area == 151u);
+  std::weak_ptr<const void> mapping = file.at("u64").owner();
+  zt::AnyTensor kept = file.at("bias");
+  BOOST_TEST(!mapping.expired());
+}
+
+BOOST_AUTO_TEST_CASE(the_mapping_lives_while_any_tensor_does) {
+  std::weak_ptr<const void> mapping;
+  zt::AnyTensor kept = [&] {
+    zt::SafetensorsFile file = zt::load_safetensors(fixture("model"));
+    mapping = file.at("weight").owner();
+    return file.at("bias");
+  }();
+  BOOST_TEST(!mapping.expired());
+  check_values<double>(kept, {0.5, -1.0, 2.0});
+  kept = zt::Tensor<float>(nullptr, {0}, {1});
+  BOOST_TEST(mapping.expired());
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_tensor_name_is_a_value_error) {
+  const zt::SafetensorsFile file = zt::load_safetensors(fixture("model"));
+  BOOST_CHECK_EXCEPTION((void)file.at("nope"), zt::ValueError,
+                        with_message<zt::ValueError>("SafetensorsFile: no tensor named 'nope' among 15 tensors"));
+}
+
+BOOST_AUTO_TEST_CASE(misaligned_tensors_are_copied_unless_copy_is_false) {
+  const auto path = fixture("misaligned");
+  const zt::SafetensorsFile file = zt::load_safetensors(path);
+  const auto& a = file.at("a");
+  check_values<float>(a, {1.0f, -2.0f, 3.5f});
+  BOOST_TEST(address(a) % 64 == 0u);
+  BOOST_TEST(a.owner() != file.at("b").owner());  // a copy with memory of its own
+  check_values<std::uint8_t>(file.at("b"), {7, 8, 9});
+  BOOST_TEST(address(file.at("b")) % 4096 == 135u + 12u);  // u8 needs no alignment: still a view
+  BOOST_CHECK_EXCEPTION((void)zt::load_safetensors(path, {.copy = false}), zt::ValueError,
+                        with_message<zt::ValueError>(
+                            "tensor 'a' starts at byte offset 135 of the file, which is not aligned to 4 bytes for "
+                            "float32, and needs a copy, but copy = false"));
+}
+
+BOOST_AUTO_TEST_CASE(bfloat16) {
+  const zt::SafetensorsFile file = zt::load_safetensors(fixture("bfloat16"));
+  check_values<Eigen::bfloat16>(file.at("x"), {Eigen::bfloat16(1.0f), Eigen::bfloat16(-2.5f), Eigen::bfloat16(3.0f)});
+}
+
+BOOST_AUTO_TEST_CASE(shared_access_writes_reach_the_file) {
+  TempDir dir;
+  const auto path = dir / "m.safetensors";
+  std::filesystem::copy_file(fixture("model"), path);
+  {
+    zt::SafetensorsFile file = zt::load_safetensors(path, {.access = zt::MapAccess::shared});
+    file.at("weight").as<float, 2>()(1, 1) = 40.0f;
+  }
+  BOOST_TEST((zt::load_safetensors(path).at("weight").as<const float, 2>()(1, 1) == 40.0f));
+}
+
+BOOST_AUTO_TEST_CASE(bool_bytes_other_than_0_and_1_are_refused) {
+  check_malformed(safetensors_bytes(R"({"m":{"dtype":"BOOL","shape":[2],"data_offsets":[0,2]}})", "\x01\x07"),
+                  "tensor 'm': bool data must be bytes 0 or 1; element 1 is byte 7");
+}
+
+BOOST_AUTO_TEST_CASE(malformed_files_are_value_errors_naming_what_is_wrong) {
+  const std::string f32 = R"("dtype":"F32","shape":[2],"data_offsets":[0,8])";
+  const std::string eight(8, '\0');
+  check_malformed("", "truncated: 0 bytes is too short for the 8-byte header length");
+  check_malformed(std::string("\x05\x00\x00", 3), "truncated: 3 bytes is too short for the 8-byte header length");
+  check_malformed(safetensors_bytes("{}").substr(0, 9), "header length 2 exceeds the 1 bytes that follow it");
+  check_malformed(std::string("\x00\x00\x00\x00\x01\x00\x00\x00", 8) + "{}",
+                  "header length 4294967296 exceeds the limit of 100000000 bytes");
+  check_malformed(safetensors_bytes("{\"a\": "), "the header is not valid JSON: ");
+  check_malformed(safetensors_bytes("[1, 2]"), "the header must be a JSON object; found array");
+  check_malformed(safetensors_bytes(R"({"a": 5})"), "tensor 'a' must be an object; found number");
+  check_malformed(safetensors_bytes(R"({"a": {"shape":[2],"data_offsets":[0,8]}})", eight), "tensor 'a' has no \"dtype\"");
+  check_malformed(safetensors_bytes(R"({"a": {"dtype":"F8_E4M3","shape":[2],"data_offsets":[0,2]}})", eight),
+                  "tensor 'a': unsupported dtype 'F8_E4M3'");
+  check_malformed(safetensors_bytes(R"({"a": {"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", eight),
+                  "tensor 'a': dimension 0 of shape [-2] is not a non-negative 64-bit integer");
+  check_malformed(safetensors_bytes(R"({"a": {"dtype":"F32","shape":[2.5],"data_offsets":[0,8]}})", eight),
+                  "tensor 'a': dimension 0 of shape [2.5] is not a non-negative 64-bit integer");
+  check_malformed(safetensors_bytes(R"({"a": {"dtype":"F32","shape":[2],"data_offsets":[0]}})", eight),
+                  "tensor 'a': data_offsets must be two non-negative integers; found [0]");
+  check_malformed(safetensors_bytes(R"({"a": {"dtype":"F32","shape":[2],"data_offsets":[4,12]}})", eight),
+                  "tensor 'a': data_offsets [4, 12] lie outside the data area of 8 bytes");
+  check_malformed(safetensors_bytes(R"({"a": {"dtype":"F32","shape":[2],"data_offsets":[8,0]}})", eight),
+                  "tensor 'a': data_offsets [8, 0] lie outside the data area of 8 bytes");
+  check_malformed(safetensors_bytes(R"({"a": {"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", eight),
+                  "tensor 'a': data_offsets [0, 8] hold 8 bytes but shape (3,) of float32 needs 12");
+  check_malformed(safetensors_bytes(R"({"a": {"dtype":"F64","shape":[4611686018427387904, 4],"data_offsets":[0,8]}})", eight),
+                  "tensor 'a': shape (4611686018427387904, 4) has more than 2^63 elements");
+  check_malformed(safetensors_bytes(R"({"a": {)" + f32 + R"(}, "b": {"dtype":"U8","shape":[2],"data_offsets":[6,8]}})", eight),
+                  "tensors 'a' [0, 8) and 'b' [6, 8) overlap");
+  check_malformed(safetensors_bytes(R"({"__metadata__": {"k": 1}, "a": {)" + f32 + "}}", eight),
+                  "\"__metadata__\" value \"k\" must be a string; found number");
+  check_malformed(safetensors_bytes(R"({"__metadata__": [1]})"), "\"__metadata__\" must be an object; found array");
+}
+
+BOOST_AUTO_TEST_CASE(empty_tensors_overlap_nothing) {
+  TempDir dir;
+  const auto path = dir / "e.safetensors";
+  write_text(path, safetensors_bytes(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[0,0]},)"
+                                     R"("b":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},)"
+                                     R"("c":{"dtype":"I64","shape":[0, 5],"data_offsets":[1,1]}})",
+                                     "\x01\x02"));
+  const auto file = zt::load_safetensors(path);
+  BOOST_TEST(file.at("a").numel() == 0);
+  BOOST_TEST(file.at("c").shape() == zt::DynamicExtents({0, 5}));
+  check_values<std::uint8_t>(file.at("b"), {1, 2});
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(save_safetensors)
+
+BOOST_AUTO_TEST_CASE(round_trip_with_aligned_gapless_layout) {
+  TempDir dir;
+  const auto path = dir / "out.safetensors";
+  const zt::SafetensorsFile source = zt::load_safetensors(fixture("model"));
+  std::map<std::string, zt::AnyTensor, std::less<>> tensors = source.tensors;
+  std::vector<std::uint8_t> odd{1, 2, 3};
+  tensors.emplace("odd", zt::Tensor<std::uint8_t>(odd.data(), {3}, {1}));  // an odd size placed last
+  tensors.emplace("bf", zt::load_safetensors(fixture("bfloat16")).at("x"));
+  zt::save_safetensors(path, tensors, {{"source", "test"}});
+
+  const auto bytes = read_bytes(path);
+  std::uint64_t header_length = 0;
+  std::memcpy(&header_length, bytes.data(), 8);
+  BOOST_TEST(header_length % 8 == 0u);
+  const zt::SafetensorsFile back = zt::load_safetensors(path, {.copy = false});  // all aligned: no copy needed
+  BOOST_TEST(back.metadata.at("source") == "test");
+  BOOST_TEST(back.tensors.size() == tensors.size());
+  std::size_t total = 0;
+  for (const auto& [name, tensor] : tensors) {
+    BOOST_TEST_CONTEXT(name) {
+      const auto& loaded = back.at(name);
+      BOOST_TEST(loaded.dtype() == tensor.dtype());
+      BOOST_TEST(loaded.shape() == tensor.shape());
+      BOOST_TEST(std::memcmp(loaded.data_ptr(), tensor.data_ptr(), tensor.nbytes()) == 0);
+      BOOST_TEST(address(loaded) % zt::alignment(tensor.dtype()) == 0u);
+      total += tensor.nbytes();
+    }
+  }
+  BOOST_TEST(bytes.size() == 8 + header_length + total);  // no gaps
+}
+
+BOOST_AUTO_TEST_CASE(a_strided_tensor_is_written_in_c_order) {
+  TempDir dir;
+  std::vector<std::int16_t> values{0, 1, 2, 3, 4, 5};
+  zt::Tensor<std::int16_t> transposed(values.data(), {3, 2}, {1, 3});
+  zt::save_safetensors(dir / "t.safetensors", {{"t", transposed}});
+  const auto back = zt::load_safetensors(dir / "t.safetensors").at("t").as<const std::int16_t, 2>();
+  BOOST_TEST(back.strides() == (std::array<zt::index_t, 2>{2, 1}));
+  BOOST_TEST(back(0, 1) == 3);
+  BOOST_TEST(back(2, 0) == 2);
+}
+
+BOOST_AUTO_TEST_CASE(refuses_what_the_format_cannot_hold) {
+  TempDir dir;
+  std::vector<std::complex<double>> z{{1, 2}};
+  BOOST_CHECK_EXCEPTION(zt::save_safetensors(dir / "z.safetensors", {{"z", zt::Tensor<std::complex<double>>(z.data(), {1}, {1})}}),
+                        zt::TypeError, with_message<zt::TypeError>("save_safetensors: safetensors has no complex128 dtype"));
+  std::vector<float> f{1};
+  BOOST_CHECK_EXCEPTION(zt::save_safetensors(dir / "m.safetensors", {{"__metadata__", zt::Tensor<float>(f.data(), {1}, {1})}}),
+                        zt::ValueError, with_message<zt::ValueError>("\"__metadata__\" is reserved"));
+  BOOST_TEST(!std::filesystem::exists(dir / "z.safetensors"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
