@@ -1,0 +1,85 @@
+import os
+import re
+
+from conan import ConanFile
+from conan.tools.build import check_min_cppstd
+from conan.tools.cmake import CMake, CMakeDeps, CMakeToolchain, cmake_layout
+from conan.tools.files import copy, load, save
+
+required_conan_version = ">=2.0"
+
+
+class ZerotensorConan(ConanFile):
+    name = "zerotensor"
+    description = ("C++ PyTorch's zero-copy tensor constructors (frombuffer, asarray, from_dlpack, from_file) "
+                   "on Eigen: typed views of memory that already exists")
+    topics = ("tensor", "eigen", "zero-copy", "dlpack", "mmap", "cuda")
+    package_type = "library"
+    settings = "os", "arch", "compiler", "build_type"
+    options = {"shared": [True, False], "fPIC": [True, False], "with_cuda": [True, False]}
+    default_options = {"shared": False, "fPIC": True, "with_cuda": False, "boost/*:header_only": True}
+    exports_sources = "CMakeLists.txt", "cmake/*", "include/*", "src/*"
+
+    def set_version(self):
+        # include/zerotensor/version.hpp is the one place the version is written.
+        header = load(self, os.path.join(self.recipe_folder, "include", "zerotensor", "version.hpp"))
+        parts = [re.search(rf"#define ZT_VERSION_{part} (\d+)", header).group(1) for part in ("MAJOR", "MINOR", "PATCH")]
+        self.version = ".".join(parts)
+
+    def config_options(self):
+        if self.settings.os == "Windows":
+            del self.options.fPIC
+
+    def configure(self):
+        if self.options.shared:
+            self.options.rm_safe("fPIC")
+
+    def layout(self):
+        cmake_layout(self)
+
+    def requirements(self):
+        # Eigen and Boost appear in zerotensor's public headers; nlohmann_json only inside
+        # the library (the .safetensors parser), so consumers never see it.
+        self.requires("eigen/3.4.0", transitive_headers=True)
+        self.requires("boost/[>=1.74.0 <2]", transitive_headers=True)
+        self.requires("nlohmann_json/[>=3.11.2 <4]", visible=False)
+
+    def validate(self):
+        check_min_cppstd(self, 20)
+
+    def generate(self):
+        toolchain = CMakeToolchain(self)
+        toolchain.cache_variables["ZT_BUILD_TESTS"] = False
+        toolchain.cache_variables["ZT_BUILD_BENCH"] = False
+        toolchain.cache_variables["ZT_BUILD_EXAMPLES"] = False
+        toolchain.cache_variables["ZT_CUDA"] = bool(self.options.with_cuda)
+        toolchain.generate()
+        CMakeDeps(self).generate()
+
+    def build(self):
+        cmake = CMake(self)
+        cmake.configure()
+        cmake.build()
+
+    def package(self):
+        CMake(self).install()
+        if self.options.with_cuda:
+            # CMakeDeps writes its own config, so the CUDA usage requirements that the
+            # installed zerotensorConfig.cmake carries come in through a build module.
+            module_folder = os.path.join(self.package_folder, self._cuda_module_folder)
+            copy(self, "zerotensorCudaUsage.cmake", os.path.join(self.source_folder, "cmake"), module_folder)
+            save(self, os.path.join(module_folder, "zerotensor-conan-cuda.cmake"),
+                 "include(${CMAKE_CURRENT_LIST_DIR}/zerotensorCudaUsage.cmake)\n"
+                 "zt_cuda_usage(zerotensor::zerotensor INTERFACE)\n")
+
+    _cuda_module_folder = os.path.join("lib", "cmake", "zerotensor-conan")
+
+    def package_info(self):
+        self.cpp_info.set_property("cmake_file_name", "zerotensor")
+        self.cpp_info.set_property("cmake_target_name", "zerotensor::zerotensor")
+        self.cpp_info.libs = ["zerotensor"]
+        if self.options.with_cuda:
+            # The CUDA runtime comes from the system's CUDA toolkit, found by CMake.
+            self.cpp_info.defines = ["ZT_CUDA=1"]
+            self.cpp_info.set_property("cmake_build_modules",
+                                       [os.path.join(self._cuda_module_folder, "zerotensor-conan-cuda.cmake")])
