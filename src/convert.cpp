@@ -81,19 +81,22 @@ void for_each_row(std::span<const index_t> shape, std::span<const index_t> sourc
   }
 }
 
+/// The contiguous fast path. `__restrict` lets the compiler vectorise without a run-time
+/// overlap check (a destination never overlaps its source: it is written, not read).
+template <class To, class From>
+void convert_contiguous(const From* __restrict in, To* __restrict out, index_t count) {
+  if constexpr (std::is_same_v<From, To>) {
+    std::memcpy(out, in, std::size_t(count) * sizeof(To));
+  } else {
+    for (index_t i = 0; i < count; ++i) out[i] = convert_value<To>(in[i]);
+  }
+}
+
 template <class From, class To>
 void convert_typed(const Tensor<From>& source, const Tensor<To>& destination) {
   const From* in = source.data();
   To* out = destination.data();
-  if (source.is_contiguous() && destination.is_contiguous()) {
-    const index_t count = source.numel();
-    if constexpr (std::is_same_v<From, To>) {
-      if (count > 0) std::memcpy(out, in, std::size_t(count) * sizeof(To));
-    } else {
-      for (index_t i = 0; i < count; ++i) out[i] = convert_value<To>(in[i]);
-    }
-    return;
-  }
+  if (source.is_contiguous() && destination.is_contiguous()) return convert_contiguous(in, out, source.numel());
   const std::size_t inner = source.rank() == 0 ? 0 : source.rank() - 1;
   const index_t in_step = source.rank() == 0 ? 1 : source.stride(inner);
   const index_t out_step = source.rank() == 0 ? 1 : destination.stride(inner);
@@ -104,7 +107,67 @@ void convert_typed(const Tensor<From>& source, const Tensor<To>& destination) {
                });
 }
 
+[[noreturn]] void throw_overflow(const Scalar& value, DType dtype) {
+  throw ValueError(detail::concat("value ", value, " cannot be converted to type ", dtype, " without overflow"));
+}
+
+/// c10's overflow rule for integer → integer, with its wrap of negative values into
+/// unsigned types down to -max.
+template <class To>
+bool integer_overflows(std::int64_t value) {
+  constexpr auto max = std::numeric_limits<To>::max();
+  if constexpr (std::is_unsigned_v<To>) {
+    if (value < 0) return std::uint64_t(0) - std::uint64_t(value) > std::uint64_t(max);
+    return std::uint64_t(value) > std::uint64_t(max);
+  } else {
+    return value < std::int64_t(std::numeric_limits<To>::lowest()) || value > std::int64_t(max);
+  }
+}
+
+/// c10's rule for floating → integer: NaN and ±inf overflow, as does anything below the
+/// lowest or above the largest value. 2^63 into int64 (and 2^64 into uint64) overflows
+/// too, where PyTorch's comparison against a rounded limit lets it through.
+template <class To>
+bool floating_overflows(double value) {
+  const double upper = double(std::numeric_limits<To>::max());
+  if (value != value || value < double(std::numeric_limits<To>::lowest()) || value > upper) return true;
+  return sizeof(To) == 8 && value >= upper;  // upper is 2^63 or 2^64, one above the true limit
+}
+
+template <class To>
+To store_value(const Scalar& scalar, DType dtype) {
+  return std::visit(
+      [&](const auto& value) -> To {
+        using From = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<To, bool> || std::is_same_v<From, To>) {
+          return convert_value<To>(value);
+        } else if constexpr (is_complex_v<From> && !is_complex_v<To>) {
+          throw TypeError(detail::concat("value ", scalar, " cannot be converted to type ", dtype,
+                                         ": must be real number, not complex"));
+        } else if constexpr (std::is_integral_v<To> && std::is_same_v<From, std::int64_t>) {
+          if (integer_overflows<To>(value)) throw_overflow(scalar, dtype);
+          return static_cast<To>(value);
+        } else if constexpr (std::is_integral_v<To> && std::is_same_v<From, double>) {
+          if (floating_overflows<To>(value)) throw_overflow(scalar, dtype);
+          return static_cast<To>(value);
+        } else {
+          return convert_value<To>(value);
+        }
+      },
+      scalar.value());
+}
+
 }  // namespace
+
+namespace detail {
+void store_scalar(const Scalar& value, DType dtype, void* destination) {
+  dispatch(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T element = store_value<T>(value, dtype);
+    std::memcpy(destination, &element, sizeof(T));
+  });
+}
+}  // namespace detail
 
 void copy_into(const AnyTensor& source, const AnyTensor& destination) {
   if (source.shape() != destination.shape())

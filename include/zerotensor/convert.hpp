@@ -6,6 +6,7 @@
 #pragma once
 
 #include "zerotensor/any_tensor.hpp"
+#include "zerotensor/scalar.hpp"
 
 namespace zt {
 
@@ -13,5 +14,14 @@ namespace zt {
 /// dtypes), converting each value. ValueError for different shapes, TypeError when the
 /// destination is read-only, DeviceError for memory the host cannot touch.
 void copy_into(const AnyTensor& source, const AnyTensor& destination);
+
+namespace detail {
+/// Stores one number as an element of `dtype` at `destination`, as PyTorch stores a Python
+/// number (torch.tensor / asarray of a sequence): checked, unlike copy_into. Floating →
+/// integer truncates toward zero; ValueError when the value is outside the integer type
+/// (NaN and ±inf included), except that negative integers wrap into unsigned types down
+/// to -max; TypeError for complex into a real type; anything → bool is `!= 0`.
+void store_scalar(const Scalar& value, DType dtype, void* destination);
+}  // namespace detail
 
 }  // namespace zt
