@@ -46,14 +46,15 @@ namespace detail {
   return true;
 }
 
-/// C-order strides for `shape`.
+/// C-order strides for `shape`. As PyTorch, an extent of 0 steps like an extent of 1, so
+/// shape (2, 0) has strides (1, 1).
 template <class Shape>
 [[nodiscard]] Shape contiguous_strides(const Shape& shape) {
   Shape strides = shape;
   index_t step = 1;
   for (std::size_t d = shape.size(); d-- > 0;) {
     strides[d] = step;
-    step *= shape[d];
+    step *= shape[d] > 1 ? shape[d] : 1;
   }
   return strides;
 }
