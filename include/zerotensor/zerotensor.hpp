@@ -2,6 +2,8 @@
 #pragma once
 
 #include "zerotensor/any_tensor.hpp"
+#include "zerotensor/as_tensor.hpp"
+#include "zerotensor/asarray.hpp"
 #include "zerotensor/buffer.hpp"
 #include "zerotensor/convert.hpp"
 #include "zerotensor/device.hpp"
@@ -16,6 +18,7 @@
 #include "zerotensor/mapped_file.hpp"
 #include "zerotensor/npy.hpp"
 #include "zerotensor/safetensors.hpp"
+#include "zerotensor/scalar.hpp"
 #include "zerotensor/shared_memory.hpp"
 #include "zerotensor/shares_memory.hpp"
 #include "zerotensor/storage.hpp"
