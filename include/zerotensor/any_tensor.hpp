@@ -108,7 +108,9 @@ class AnyTensor {
   /// This tensor when the dtype already matches (no copy, as PyTorch), else a contiguous
   /// converted copy with PyTorch's value rules (see convert.hpp).
   [[nodiscard]] AnyTensor to(DType dtype) const;
-  /// This tensor when already on `device`; copies across devices need the CUDA build.
+  /// This tensor when already on `device`, else a contiguous copy there that owns its
+  /// memory (strided sources included). Copies to or from GPU memory need the CUDA build
+  /// (DeviceError otherwise, or when the GPU or driver is missing, naming the CUDA error).
   [[nodiscard]] AnyTensor to(Device device) const;
   /// A contiguous, writable copy in memory of its own.
   [[nodiscard]] AnyTensor clone() const;

@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "zerotensor/from_dlpack.hpp"
 #include "zerotensor/frombuffer.hpp"
+#include "zerotensor/to_dlpack.hpp"
 
 namespace {
 
@@ -152,6 +154,28 @@ BOOST_AUTO_TEST_CASE(host_only_operations_refuse_device_memory) {
                         [](const zt::DeviceError& e) {
                           return message_has(e, "is host memory, but the CUDA driver reports memory on cuda:0");
                         });
+}
+
+BOOST_AUTO_TEST_CASE(dlpack_shares_device_memory_both_ways) {
+  std::vector<float> values = iota_values(2 * 3);
+  std::weak_ptr<const void> memory;
+  zt::AnyTensor imported = zt::AnyTensor(zt::Tensor<float, 2>(values.data(), {2, 3}, {3, 1}));
+  {
+    const zt::AnyTensor device = imported.to(zt::cuda(0));
+    memory = device.owner();
+    zt::dlpack::ManagedTensorVersioned* exported = zt::to_dlpack(device);
+    BOOST_TEST((exported->dl_tensor.device.device_type == zt::dlpack::DeviceType::CUDA));
+    BOOST_TEST(exported->dl_tensor.device.device_id == 0);
+    BOOST_TEST(exported->dl_tensor.data == device.data_ptr());
+    imported = zt::from_dlpack(exported);
+  }
+  BOOST_TEST(!memory.expired());  // the import keeps the device memory alive
+  BOOST_TEST(imported.device() == zt::cuda(0));
+  BOOST_TEST(zt::device_of(imported.data_ptr()) == zt::cuda(0));
+  BOOST_CHECK_THROW((void)(imported.as<const float, 2>().at(0, 0)), zt::DeviceError);
+  check_on_host(imported, [](auto i, auto j) { return float(i * 3 + j); });
+  imported = zt::AnyTensor(zt::Tensor<float, 1>(values.data(), {1}, {1}));
+  BOOST_TEST(memory.expired());
 }
 
 BOOST_AUTO_TEST_CASE(eigen_triad_and_sum_run_on_the_gpu) {
