@@ -94,6 +94,7 @@ BOOST_AUTO_TEST_CASE(AA65_blocks_and_strided_maps_share_with_element_strides) {
   BOOST_TEST(row.shape() == zt::DynamicExtents({5}));
   BOOST_TEST(row.strides() == zt::DynamicExtents({4}));
   BOOST_TEST(row.data_ptr() == &m(2, 0));
+  BOOST_TEST(row.owner() == nullptr);  // a view is borrowed, even as an rvalue
   zt::AnyTensor column = zt::asarray(m.col(3));
   BOOST_TEST(column.strides() == zt::DynamicExtents({1}));
   BOOST_TEST(column.data_ptr() == &m(0, 3));
@@ -172,6 +173,14 @@ BOOST_AUTO_TEST_CASE(eigen_tensors_in_either_layout) {
   Eigen::TensorFixedSize<double, Eigen::Sizes<2, 2>, Eigen::RowMajor> fixed;
   fixed.setConstant(1.5);
   BOOST_TEST(zt::asarray(fixed).strides() == zt::DynamicExtents({2, 1}));
+
+  Eigen::Tensor<double, 2> owned(2, 2);
+  owned.setConstant(3.0);
+  const double* address = owned.data();
+  zt::AnyTensor moved = zt::asarray(std::move(owned));
+  BOOST_TEST(moved.data_ptr() == address);
+  BOOST_TEST(moved.owner() != nullptr);
+  BOOST_TEST((moved.as<double, 2>()(1, 1)) == 3.0);
 }
 
 BOOST_AUTO_TEST_CASE(AA69_AT23_a_zero_dim_tensor_keeps_its_dtype) {

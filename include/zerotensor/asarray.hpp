@@ -11,7 +11,8 @@
 //   std::array, std::span, C arrays): a 1-D view of dtype dtype_of<T>.
 //   Ownership follows zt::Buffer: an lvalue is borrowed (the caller keeps it alive), a const
 //   one gives a read-only tensor, an rvalue Matrix/Array/Tensor/container is moved into the
-//   tensor's owner (no element is copied when its storage is on the heap).
+//   tensor's owner (no element is copied when its storage is on the heap); views (Map, Ref,
+//   Block, TensorMap, std::span) are borrowed even as rvalues.
 // - zt::Buffer (raw bytes, Python's buffer protocol): `options.dtype`, default_dtype() if
 //   unset, with torch.frombuffer's checks (a length that is not a multiple of the itemsize
 //   is a ValueError). Bytes are viewed only through an explicit Buffer: a std::string or a
@@ -100,12 +101,16 @@ concept EigenDirectAccess =
     std::is_base_of_v<Eigen::DenseBase<plain_t<X>>, plain_t<X>> &&
     (int(plain_t<X>::Flags) & Eigen::DirectAccessBit) != 0 && Element<typename plain_t<X>::Scalar>;
 
+/// Eigen::Tensor and TensorFixedSize, which own their elements.
 template <class X>
-inline constexpr bool is_eigen_tensor_v = false;
+inline constexpr bool is_eigen_tensor_storage_v = false;
 template <class S, int N, int O, class I>
-inline constexpr bool is_eigen_tensor_v<Eigen::Tensor<S, N, O, I>> = true;
+inline constexpr bool is_eigen_tensor_storage_v<Eigen::Tensor<S, N, O, I>> = true;
 template <class S, class D, int O, class I>
-inline constexpr bool is_eigen_tensor_v<Eigen::TensorFixedSize<S, D, O, I>> = true;
+inline constexpr bool is_eigen_tensor_storage_v<Eigen::TensorFixedSize<S, D, O, I>> = true;
+
+template <class X>
+inline constexpr bool is_eigen_tensor_v = is_eigen_tensor_storage_v<X>;
 template <class P, int O, template <class> class M>
 inline constexpr bool is_eigen_tensor_v<Eigen::TensorMap<P, O, M>> = true;
 
@@ -163,10 +168,16 @@ AnyTensor typed_view(T* data, DynamicExtents shape, DynamicExtents strides, Keep
   return Tensor<const Value>(address, std::move(shape), std::move(strides), std::move(owner));
 }
 
-/// The object itself when borrowed; a moved-into owner when an rvalue plain object.
+/// Eigen objects that own their elements (the rest — Map, Ref, Block, TensorMap — are views).
+template <class X>
+inline constexpr bool owns_elements_v =
+    std::is_base_of_v<Eigen::PlainObjectBase<X>, X> || is_eigen_tensor_storage_v<X>;
+
+/// The object itself when borrowed (an lvalue, or a view); an rvalue that owns its
+/// elements is moved into `owner`, which the tensor keeps.
 template <class X>
 auto hold(X&& obj, KeepAlive& owner) -> std::remove_reference_t<X>& {
-  if constexpr (std::is_lvalue_reference_v<X>) {
+  if constexpr (std::is_lvalue_reference_v<X> || !owns_elements_v<plain_t<X>>) {
     return obj;
   } else {
     auto moved = std::make_shared<plain_t<X>>(std::move(obj));
@@ -181,7 +192,7 @@ AnyTensor eigen_dense_view(X&& obj) {
   using Plain = plain_t<X>;
   KeepAlive owner;
   auto& held = hold(std::forward<X>(obj), owner);
-  constexpr bool writable = writable_data_v<X> && !std::is_const_v<std::remove_reference_t<decltype(held)>>;
+  constexpr bool writable = writable_data_v<X>;
   if constexpr (Plain::IsVectorAtCompileTime) {
     return typed_view(held.data(), {index_t(held.size())}, {index_t(held.innerStride())}, std::move(owner), writable);
   } else {
@@ -197,7 +208,7 @@ AnyTensor eigen_tensor_view(X&& obj) {
   using Plain = plain_t<X>;
   KeepAlive owner;
   auto& held = hold(std::forward<X>(obj), owner);
-  constexpr bool writable = writable_data_v<X> && !std::is_const_v<std::remove_reference_t<decltype(held)>>;
+  constexpr bool writable = writable_data_v<X>;
   constexpr std::size_t rank = std::size_t(Plain::NumIndices);
   DynamicExtents shape(rank, 0), strides(rank, 0);
   index_t step = 1;
