@@ -5,6 +5,7 @@
 #include <new>
 #include <span>
 #include <utility>
+#include <variant>
 
 #include "zerotensor/from_dlpack.hpp"
 #include "zerotensor/storage.hpp"
@@ -111,6 +112,17 @@ std::string describe_type(dlpack::DataType type) {
                                   "; DLPack bool data must be bytes 0 or 1"));
 }
 
+/// itemsize() and alignment() as tables in read-only data: the hot path indexes them instead
+/// of rebuilding the constexpr arrays those functions hold on the stack.
+template <auto Property>
+constexpr auto per_dtype = [] {
+  std::array<std::uint8_t, dtype_count> table{};
+  for (DType dtype : all_dtypes) table[std::size_t(dtype)] = std::uint8_t(Property(dtype));
+  return table;
+}();
+constexpr std::size_t fast_itemsize(DType dtype) noexcept { return per_dtype<&itemsize>[std::size_t(dtype)]; }
+constexpr std::size_t fast_alignment(DType dtype) noexcept { return per_dtype<&alignment>[std::size_t(dtype)]; }
+
 /// dlpack_types inverted: the dtype index for [code][log2(bits) - 3], or -1.
 constexpr auto dtype_by_code_and_width = [] {
   std::array<std::array<std::int8_t, 5>, 7> table{};
@@ -200,11 +212,11 @@ std::byte* first_element(const dlpack::Tensor& tensor, std::span<const index_t> 
   std::uintptr_t start = 0;
   if (__builtin_add_overflow(data, tensor.byte_offset, &start)) throw_offset_wraps(tensor);
   if (count > 0) {
-    const ByteReach reach = byte_reach(shape, strides, itemsize(dtype));
+    const ByteReach reach = byte_reach(shape, strides, fast_itemsize(dtype));
     std::uintptr_t end = 0;
     if (start < std::uintptr_t(reach.below) || __builtin_add_overflow(start, std::uintptr_t(reach.above), &end))
       throw_outside_address_space(shape, strides, start);
-    if (start % alignment(dtype) != 0) throw_misaligned(tensor, start, dtype);
+    if ((start & (fast_alignment(dtype) - 1)) != 0) throw_misaligned(tensor, start, dtype);  // a power of 2
   }
   return reinterpret_cast<std::byte*>(start);
 }
@@ -232,6 +244,28 @@ AnyTensor typed_view(std::byte* first, std::span<const index_t> shape, DynamicEx
   return Tensor<T>(reinterpret_cast<T*>(first), DynamicExtents(shape), std::move(strides), std::move(owner), device);
 }
 
+// ---- owner control blocks -------------------------------------------------------------------
+
+struct OwnerBlockCache {
+  struct Node {
+    Node* next;
+  };
+  static constexpr int capacity = 64;
+  Node* head = nullptr;
+  int count = 0;
+  ~OwnerBlockCache();
+};
+
+// The flag is trivially destructible, so it stays readable while the thread's other
+// thread_locals are destroyed: a block released after the cache is gone goes to delete.
+thread_local bool owner_cache_closed = false;
+thread_local OwnerBlockCache owner_cache;
+
+OwnerBlockCache::~OwnerBlockCache() {
+  owner_cache_closed = true;
+  while (head != nullptr) ::operator delete(std::exchange(head, head->next));
+}
+
 // ---- export ---------------------------------------------------------------------------------
 
 /// The one allocation behind an export: the managed struct, the shared owner, and then
@@ -250,34 +284,53 @@ struct Export {
   }
 };
 
-template <class Managed>
-Managed* export_tensor(const AnyTensor& tensor) {
+/// Fills one export from the typed view: one visit, every field read inline.
+template <class Managed, class T>
+Managed* export_view(const Tensor<T>& view) {
   using Block = Export<Managed>;
   static_assert(alignof(Block) % alignof(std::int64_t) == 0 && sizeof(Block) % alignof(std::int64_t) == 0);
-  const std::size_t rank = tensor.rank();
+  const std::size_t rank = view.rank();
   void* memory = ::operator new(sizeof(Block) + 2 * rank * sizeof(std::int64_t));
-  auto* block = new (memory) Block{Managed{}, tensor.owner()};
+  auto* block = new (memory) Block{Managed{}, view.owner()};
   std::int64_t* shape = block->extents();
-  std::copy(tensor.shape().begin(), tensor.shape().end(), shape);
-  std::copy(tensor.strides().begin(), tensor.strides().end(), shape + rank);
+  std::int64_t* strides = shape + rank;
+  std::copy_n(view.shape().data(), rank, shape);
+  std::copy_n(view.strides().data(), rank, strides);
 
-  const DLPackType type = dlpack_types[std::size_t(tensor.dtype())];
+  constexpr DLPackType type = dlpack_types[std::size_t(dtype_of<T>)];
   Managed& managed = block->managed;
-  managed.dl_tensor = {tensor.numel() == 0 ? nullptr : const_cast<void*>(tensor.data_ptr()),
-                       dlpack_device(tensor.device()),
+  managed.dl_tensor = {view.numel() == 0 ? nullptr : static_cast<void*>(view.data()),
+                       dlpack_device(view.device()),
                        std::int32_t(rank),
                        {std::uint8_t(type.code), type.bits, 1},
                        rank == 0 ? nullptr : shape,
-                       rank == 0 ? nullptr : shape + rank,
+                       rank == 0 ? nullptr : strides,
                        0};
   managed.manager_ctx = block;
   managed.deleter = &Block::release;
   return &managed;
 }
 
+template <class Managed>
+Managed* export_tensor(const AnyTensor& tensor) {
+  return std::visit([](const auto& view) { return export_view<Managed>(view); }, tensor.variant());
+}
+
 }  // namespace
 
 namespace detail {
+
+void* allocate_owner_block() {
+  if (owner_cache_closed || owner_cache.head == nullptr) return ::operator new(owner_block_size);
+  --owner_cache.count;
+  return std::exchange(owner_cache.head, owner_cache.head->next);
+}
+
+void release_owner_block(void* block) noexcept {
+  if (owner_cache_closed || owner_cache.count == OwnerBlockCache::capacity) return ::operator delete(block);
+  ++owner_cache.count;
+  owner_cache.head = ::new (block) OwnerBlockCache::Node{owner_cache.head};
+}
 
 void throw_dlpack_null() { throw ValueError("from_dlpack: the managed tensor pointer is NULL"); }
 
@@ -289,7 +342,7 @@ void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor) {
 AnyTensor view_from_dlpack(const dlpack::Tensor& tensor, bool read_only, KeepAlive&& owner) {
   const DType dtype = dtype_from_dlpack(tensor.dtype);
   const std::span<const index_t> shape = shape_of(tensor);
-  const index_t count = checked_numel(shape, itemsize(dtype));
+  const index_t count = checked_numel(shape, fast_itemsize(dtype));
   DynamicExtents strides = tensor.strides != nullptr && !shape.empty()
                                ? DynamicExtents(std::span<const index_t>(tensor.strides, shape.size()))
                                : contiguous_strides(DynamicExtents(shape));

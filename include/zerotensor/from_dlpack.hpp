@@ -27,7 +27,9 @@
 // that kDLBool stores each element as one byte holding 0 or 1.
 #pragma once
 
+#include <cstddef>
 #include <memory>
+#include <new>
 #include <type_traits>
 
 #include "zerotensor/any_tensor.hpp"
@@ -43,6 +45,31 @@ namespace detail {
 [[nodiscard]] AnyTensor view_from_dlpack(const dlpack::Tensor& tensor, bool read_only, KeepAlive&& owner);
 [[noreturn]] void throw_dlpack_null();
 [[noreturn]] void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor);
+
+/// The owner's control block comes from a small per-thread cache of fixed-size blocks:
+/// malloc and free would otherwise cost a third of an import. A block freed on another
+/// thread joins that thread's cache; a thread's cache is freed when the thread exits.
+inline constexpr std::size_t owner_block_size = 64;
+[[nodiscard]] void* allocate_owner_block();
+void release_owner_block(void* block) noexcept;
+
+template <class T>
+struct OwnerBlockAllocator {
+  using value_type = T;
+  OwnerBlockAllocator() = default;
+  template <class U>
+  OwnerBlockAllocator(const OwnerBlockAllocator<U>&) noexcept {}  // NOLINT: rebinding is implicit
+  [[nodiscard]] T* allocate(std::size_t n) {
+    static_assert(sizeof(T) <= owner_block_size && alignof(T) <= alignof(std::max_align_t));
+    if (n != 1) throw std::bad_array_new_length();  // std::shared_ptr asks for exactly one
+    return static_cast<T*>(allocate_owner_block());
+  }
+  void deallocate(T* block, std::size_t) noexcept { release_owner_block(block); }
+  template <class U>
+  bool operator==(const OwnerBlockAllocator<U>&) const noexcept {
+    return true;
+  }
+};
 
 template <class D>
 dlpack::Tensor copy_descriptor(const D& t) noexcept {
@@ -79,7 +106,7 @@ template <dlpack::ManagedTensorLayout M>
 [[nodiscard]] AnyTensor from_dlpack(M* managed) {
   if (managed == nullptr) detail::throw_dlpack_null();
   // From here on every exit, normal or not, releases the producer's memory exactly once.
-  KeepAlive owner(managed, dlpack::CallDeleter{});
+  KeepAlive owner(managed, dlpack::CallDeleter{}, detail::OwnerBlockAllocator<std::byte>{});
   bool read_only = false;
   if constexpr (dlpack::VersionedManagedTensorLayout<M>) {
     if (managed->version.major != dlpack::major_version)
