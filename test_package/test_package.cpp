@@ -1,6 +1,6 @@
 // The Conan test_package consumer (also built against a plain `cmake --install` tree):
-// a buffer, a file and a DLPack round trip through the installed zerotensor. Exits
-// non-zero on any wrong result.
+// frombuffer, asarray, from_file and a DLPack round trip through the installed
+// zerotensor. Exits non-zero on any wrong result.
 #include <zerotensor/zerotensor.hpp>
 
 #include <cstdio>
@@ -26,6 +26,19 @@ int main() {
     const zt::Tensor<float, 1> view = zt::frombuffer<float>(values);
     expect(view.data() == values.data() && view.numel() == 4, "frombuffer shares the vector's memory");
     expect(view.array().sum() == 10.0f, "frombuffer's Eigen array sums to 10");
+
+    // asarray: an Eigen matrix is viewed with its strides; another dtype is a copy.
+    Eigen::Matrix<double, 2, 3> matrix;
+    matrix << 1, 2, 3, 4, 5, 6;
+    const zt::AnyTensor shared = zt::asarray(matrix);
+    expect(shared.data_ptr() == matrix.data() && shared.stride(0) == 1 && shared.stride(1) == 2,
+           "asarray views a column-major Eigen matrix with strides (1, 2)");
+    const zt::AnyTensor converted = zt::asarray(matrix, {.dtype = zt::int32});
+    expect(converted.dtype() == zt::int32 && (converted.as<const std::int32_t, 2>().at(1, 2)) == 6,
+           "asarray with another dtype copies and converts");
+    const zt::AnyTensor nested = zt::asarray({{1, 2}, {3, 4}});
+    expect(nested.dtype() == zt::int64 && (nested.as<const std::int64_t, 2>().at(1, 0)) == 3,
+           "asarray infers int64 for a nested list of integers");
 
     // from_file: a file of six int32 values, mapped copy-on-write.
     const std::filesystem::path path = std::filesystem::temp_directory_path() / "zerotensor_test_package.bin";
