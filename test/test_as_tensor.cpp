@@ -31,6 +31,10 @@ concept AsTensorTakes = requires(X x, zt::AsTensorOptions options) { zt::as_tens
 template <class Options>
 concept HasCopy = requires(Options o) { o.copy; };
 
+/// Autograd is PyTorch's: neither options struct has requires_grad.
+template <class Options>
+concept HasRequiresGrad = requires(Options o) { o.requires_grad; };
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(as_tensor)
@@ -102,6 +106,8 @@ BOOST_AUTO_TEST_CASE(AT14_AT15_text_and_requires_grad_do_not_compile) {
   BOOST_TEST(AsTensorTakes<std::vector<float>>);
   BOOST_TEST(!HasCopy<zt::AsTensorOptions>);
   BOOST_TEST(HasCopy<zt::AsArrayOptions>);
+  BOOST_TEST(!HasRequiresGrad<zt::AsTensorOptions>);  // AT15: unexpected keyword 'requires_grad'
+  BOOST_TEST(!HasRequiresGrad<zt::AsArrayOptions>);
 }
 
 BOOST_AUTO_TEST_CASE(AT18_a_list_of_arrays) {
