@@ -43,7 +43,6 @@
 #pragma once
 
 #include <concepts>
-#include <cstring>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -116,10 +115,10 @@ inline constexpr bool is_eigen_tensor_v<Eigen::TensorMap<P, O, M>> = true;
 
 /// Eigen::Tensor, TensorFixedSize and TensorMap: contiguous in their layout.
 template <class X>
-concept EigenTensorStorage = is_eigen_tensor_v<plain_t<X>> && Element<typename plain_t<X>::Scalar>;
+concept EigenTensorObject = is_eigen_tensor_v<plain_t<X>> && Element<typename plain_t<X>::Scalar>;
 
 template <class X>
-concept EigenObject = EigenDirectAccess<X> || EigenTensorStorage<X> ||
+concept EigenObject = EigenDirectAccess<X> || EigenTensorObject<X> ||
                       std::is_base_of_v<Eigen::EigenBase<plain_t<X>>, plain_t<X>>;
 
 /// std::vector<T>, std::array<T, N>, std::span<T>, T[N] for the 15 element types.
@@ -373,7 +372,7 @@ template <class X>
 
 /// Eigen::Tensor, TensorFixedSize, TensorMap (ColMajor or RowMajor) with their strides.
 template <class X>
-  requires detail::EigenTensorStorage<X>
+  requires detail::EigenTensorObject<X>
 [[nodiscard]] AnyTensor asarray(X&& obj, AsArrayOptions options = {}) {
   return detail::apply_options(detail::eigen_tensor_view(std::forward<X>(obj)), options, detail::Origin::view);
 }
