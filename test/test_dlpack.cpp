@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "zerotensor/dlpack_asarray.hpp"
 #include "zerotensor/from_dlpack.hpp"
 #include "zerotensor/shares_memory.hpp"
 #include "zerotensor/storage.hpp"
@@ -1020,6 +1021,61 @@ BOOST_AUTO_TEST_CASE(borrowed_tensor_exports_a_borrow) {
   zt::AnyTensor r = zt::from_dlpack(m);
   r.as<std::int32_t, 1>()(0) = 10;
   BOOST_TEST(values[0] == 10);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(asarray_dlpack)
+
+BOOST_AUTO_TEST_CASE(asarray_of_a_managed_tensor_shares_memory) {
+  Calls calls;
+  alignas(8) std::int32_t values[4] = {1, 2, 3, 4};
+  {
+    zt::AnyTensor r = zt::asarray(versioned({.data = values, .shape = {2, 2}, .code = 0, .bits = 32}, calls));
+    BOOST_TEST(r.dtype() == zt::int32);
+    BOOST_TEST(r.data_ptr() == values);
+    BOOST_TEST((r.as<std::int32_t, 2>()(1, 0) == 3));
+    zt::AnyTensor same = zt::asarray(legacy({.data = values, .shape = {4}, .code = 0, .bits = 32}, calls),
+                                     {.dtype = zt::int32, .copy = false});
+    BOOST_TEST(same.data_ptr() == values);
+    zt::AnyTensor held = zt::asarray(dl::adopt(legacy({.data = values, .shape = {4}, .code = 0, .bits = 32}, calls)));
+    BOOST_TEST(held.data_ptr() == values);
+    BOOST_TEST(calls.count == 0);
+  }
+  BOOST_TEST(calls.count == 3);
+}
+
+BOOST_AUTO_TEST_CASE(asarray_copies_release_the_producer_at_once) {
+  Calls calls;
+  alignas(8) std::int32_t values[3] = {1, 2, 3};
+  zt::AnyTensor converted =
+      zt::asarray(versioned({.data = values, .shape = {3}, .code = 0, .bits = 32}, calls), {.dtype = zt::float64});
+  BOOST_TEST(calls.count == 1);  // nothing shares the producer's memory any more
+  BOOST_TEST(converted.dtype() == zt::float64);
+  BOOST_TEST((converted.as<double, 1>()(2) == 3.0));
+  zt::AnyTensor copied = zt::asarray(legacy({.data = values, .shape = {3}, .code = 0, .bits = 32}, calls), {.copy = true});
+  BOOST_TEST(calls.count == 2);
+  BOOST_TEST(copied.data_ptr() != static_cast<const void*>(values));
+  BOOST_TEST((copied.as<std::int32_t, 1>()(1) == 2));
+  // A read-only producer copied is writable memory of zt's own.
+  zt::AnyTensor writable = zt::asarray(
+      versioned({.data = values, .shape = {3}, .code = 0, .bits = 32, .flags = dl::flag_read_only}, calls), {.copy = true});
+  BOOST_TEST(writable.is_writable());
+  BOOST_TEST(calls.count == 3);
+}
+
+BOOST_AUTO_TEST_CASE(asarray_errors_still_release_the_producer_once) {
+  Calls calls;
+  alignas(8) std::int32_t values[3] = {1, 2, 3};
+  BOOST_CHECK_EXCEPTION(
+      (void)zt::asarray(versioned({.data = values, .shape = {3}, .code = 0, .bits = 32}, calls),
+                        {.dtype = zt::float32, .copy = false}),
+      zt::ValueError,
+      with_message<zt::ValueError>("asarray (copy = false): can't alias tensor with dtype 'int32' into dtype 'float32'"));
+  BOOST_TEST(calls.count == 1);
+  BOOST_CHECK_EXCEPTION((void)zt::asarray(legacy({.data = values, .shape = {3}, .lanes = 2}, calls)), zt::TypeError,
+                        with_message<zt::TypeError>("expected 1 lane, got code 1 (uint), 8 bits, 2 lanes"));
+  BOOST_TEST(calls.count == 2);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -8,6 +8,7 @@
 #include "zerotensor/convert.hpp"
 #include "zerotensor/device.hpp"
 #include "zerotensor/dlpack.hpp"
+#include "zerotensor/dlpack_asarray.hpp"
 #include "zerotensor/dtype.hpp"
 #include "zerotensor/error.hpp"
 #include "zerotensor/extents.hpp"
