@@ -45,14 +45,14 @@ auto with_message(std::string text) {
 struct Spec {
   void* data = nullptr;
   std::vector<std::int64_t> shape;
-  std::optional<std::vector<std::int64_t>> strides;  // nullopt: NULL strides
+  std::optional<std::vector<std::int64_t>> strides = std::nullopt;  // nullopt: NULL strides
   std::uint8_t code = 1;
   std::uint8_t bits = 8;
   std::uint16_t lanes = 1;
   std::uint64_t byte_offset = 0;
   dl::DeviceType device = dl::DeviceType::CPU;
   std::int32_t device_id = 0;
-  std::optional<std::int32_t> ndim;  // overrides shape.size()
+  std::optional<std::int32_t> ndim = std::nullopt;  // overrides shape.size()
   bool null_shape = false;
   bool null_deleter = false;
   std::uint32_t major = 1;  // versioned only

@@ -245,7 +245,7 @@ BOOST_AUTO_TEST_CASE(DL15_DL28_libtorch_before_2_2_refuses_dlpack_bool_cleanly) 
   // Torch refuses to export bool as well (and leaks its half-built export doing so).
   at::Tensor flags = at::ones({2}, at::kBool);
   {
-    const LibtorchLeakScope exempt;
+    [[maybe_unused]] const LibtorchLeakScope exempt;
     BOOST_CHECK_EXCEPTION((void)at::toDLPack(flags), c10::Error,
                           with_message<c10::Error>("Bool type is not supported by dlpack"));
   }
