@@ -11,6 +11,7 @@
 
 #include "zerotensor/asarray.hpp"
 #include "zerotensor/shares_memory.hpp"
+#include "zerotensor/storage.hpp"
 #if defined(ZT_CUDA) && ZT_CUDA
 #include "zerotensor/cuda.hpp"
 #endif
@@ -224,6 +225,37 @@ BOOST_AUTO_TEST_CASE(AA38_negative_strides_are_shared_not_refused) {
   BOOST_TEST(r.data_ptr() == storage.data() + 5);
   zt::AnyTensor converted = zt::asarray(reversed, {.dtype = zt::float32});
   BOOST_TEST(values_of<float>(converted) == std::vector<float>({5, 4, 3, 2, 1, 0}));
+}
+
+BOOST_AUTO_TEST_CASE(every_pair_of_dtypes_converts_from_a_strided_source) {
+  // Values 0, 1, 2 (bool: false, true, true) as every other element of a 6-element array.
+  auto as_double = [](const auto& value) -> double {
+    if constexpr (requires { value.real(); }) return double(value.real());
+    else return double(static_cast<float>(value));
+  };
+  for (zt::DType from : zt::all_dtypes) {
+    std::shared_ptr<std::byte> memory = zt::allocate_bytes(6 * zt::itemsize(from));
+    const zt::AnyTensor source = zt::dispatch(from, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      auto* data = reinterpret_cast<T*>(memory.get());
+      for (int i = 0; i < 6; ++i) data[i] = T(i / 2);
+      return zt::AnyTensor(zt::Tensor<const T, 1>(data, {3}, {2}, memory));
+    });
+    for (zt::DType to : zt::all_dtypes) {
+      const zt::AnyTensor converted = zt::asarray(source, {.dtype = to});
+      BOOST_TEST(converted.dtype() == to);
+      if (from == to) BOOST_TEST(converted.data_ptr() == source.data_ptr());  // nothing to convert: shared
+      else BOOST_TEST(converted.is_contiguous());
+      const double expected_last = from == zt::bool_ || to == zt::bool_ ? 1.0 : 2.0;
+      zt::dispatch(to, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const auto typed = converted.as<const T, 1>();
+        BOOST_TEST(as_double(typed(0)) == 0.0, name(from) << " to " << name(to));
+        BOOST_TEST(as_double(typed(1)) == 1.0, name(from) << " to " << name(to));
+        BOOST_TEST(as_double(typed(2)) == expected_last, name(from) << " to " << name(to));
+      });
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
