@@ -252,7 +252,7 @@ BOOST_AUTO_TEST_CASE(DL15_DL28_libtorch_before_2_2_refuses_dlpack_bool_cleanly) 
 }
 #endif
 
-BOOST_AUTO_TEST_CASE(torch_tensor_outlives_nothing_it_needs) {
+BOOST_AUTO_TEST_CASE(zt_view_keeps_torch_storage_after_the_torch_tensor_dies) {
   // The torch tensor dies first; the zt view keeps torch's storage through the deleter.
   const int calls_before = torch_deleter_calls;
   zt::AnyTensor r = [] {
