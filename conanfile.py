@@ -53,6 +53,14 @@ class ZerotensorConan(ConanFile):
         toolchain.cache_variables["ZT_BUILD_BENCH"] = False
         toolchain.cache_variables["ZT_BUILD_EXAMPLES"] = False
         toolchain.cache_variables["ZT_CUDA"] = bool(self.options.with_cuda)
+        if self.options.with_cuda:
+            # The toolchain's CMAKE_CXX_STANDARD also sets the dialect of CUDA sources, and
+            # CMake 3.25 (Debian 12's) knows no nvcc flag for C++20. Name it in the cppstd
+            # block, the part of the toolchain that CUDA's try_compile checks read too.
+            cppstd = toolchain.blocks["cppstd"]
+            cppstd.template = cppstd.template + (
+                '\nset(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")'
+                '\nset(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")\n')
         toolchain.generate()
         CMakeDeps(self).generate()
 
