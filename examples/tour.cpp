@@ -1,4 +1,7 @@
 // A tour of zerotensor: each function on real data, printed.
+#include <unistd.h>
+
+#include <filesystem>
 #include <iostream>
 #include <numeric>
 #include <vector>
@@ -65,10 +68,46 @@ void tour_views() {
             << ", default_dtype() = " << zt::default_dtype() << '\n';
 }
 
+void tour_files() {
+  section("files: from_file, .npy, .safetensors and shared memory, all mapped, no copies");
+  const std::filesystem::path directory = std::filesystem::temp_directory_path() / ("zerotensor-tour-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(directory);
+
+  // shared = true creates the file and grows it; writes reach the file.
+  auto written = zt::from_file(directory / "ramp.bin", {.shared = true, .size = 6, .dtype = zt::float32});
+  written.as<float, 1>().array().setLinSpaced(6, 0.0f, 5.0f);
+  auto mapped = zt::from_file(directory / "ramp.bin", {.size = 6, .dtype = zt::float32, .writable = false});
+  print("from_file(ramp.bin, {.size = 6, .dtype = float32, .writable = false})", mapped);
+
+  zt::Tensor<const float, 2> matrix(static_cast<const float*>(mapped.data_ptr()), {2, 3}, {3, 1}, mapped.owner());
+  zt::save_npy(directory / "matrix.npy", matrix);
+  print("load_npy(matrix.npy)", zt::load_npy(directory / "matrix.npy"));
+
+  zt::save_safetensors(directory / "model.safetensors", {{"weight", matrix}, {"bias", mapped}}, {{"format", "pt"}});
+  const zt::SafetensorsFile model = zt::load_safetensors(directory / "model.safetensors");
+  print("load_safetensors(model.safetensors).at(\"weight\")", model.at("weight"));
+  std::cout << "metadata format = " << model.metadata.at("format") << ", one mapping for all tensors: "
+            << (model.at("weight").owner() == model.at("bias").owner()) << '\n';
+  try {
+    (void)zt::from_file(directory / "ramp.bin", {.size = 100, .dtype = zt::float64});
+  } catch (const zt::ValueError& e) {
+    std::cout << "a mapping past the end: ValueError: " << e.what() << '\n';
+  }
+
+  const std::string name = "zerotensor_tour_" + std::to_string(::getpid());
+  zt::AnyTensor shared = zt::create_shared_tensor(name, std::array<zt::index_t, 1>{3}, zt::int32);
+  zt::AnyTensor opened = zt::open_shared_tensor(name);  // what another process would do
+  shared.as<std::int32_t, 1>()(2) = 42;
+  print("open_shared_tensor after the creator wrote 42", opened);
+  zt::remove_shared_tensor(name);
+  std::filesystem::remove_all(directory);
+}
+
 }  // namespace
 
 int main() {
   tour_frombuffer();
   tour_views();
+  tour_files();
   return 0;
 }

@@ -1,5 +1,6 @@
 #include "zerotensor/shared_memory.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -122,7 +123,8 @@ AnyTensor create_shared_tensor(std::string_view name, std::span<const index_t> s
     auto region = map_segment(segment, bip::read_write, size, segment_name);
     auto* base = static_cast<std::byte*>(region->get_address());
     std::memcpy(base, &header, sizeof header);
-    std::memcpy(base + sizeof header, shape.data(), shape.size() * sizeof(index_t));
+    // copy_n, not memcpy: a rank-0 shape may be an empty span with a null data pointer.
+    std::copy_n(reinterpret_cast<const std::byte*>(shape.data()), shape.size_bytes(), base + sizeof header);
     std::atomic_ref<std::uint64_t>(static_cast<SegmentHeader*>(region->get_address())->magic)
         .store(segment_magic, std::memory_order_release);
     return view_of(region, header, shape, true);
