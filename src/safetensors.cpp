@@ -218,7 +218,7 @@ void save_safetensors(const std::filesystem::path& path, const std::map<std::str
   std::vector<std::pair<std::string_view, AnyTensor>> ordered;
   for (const auto& [name, tensor] : tensors) {
     if (!tensor.device().is_host_accessible()) detail::throw_not_host_accessible("save_safetensors", tensor.device());
-    (void)dtype_name(tensor.dtype());
+    dtype_name(tensor.dtype());  // refuses complex128 before anything is written
     ordered.emplace_back(name, tensor.is_contiguous() ? tensor : tensor.clone());
   }
   std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
