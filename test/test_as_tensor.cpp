@@ -12,6 +12,8 @@
 
 #include "zerotensor/as_tensor.hpp"
 #include "zerotensor/shares_memory.hpp"
+#include "zerotensor/frombuffer.hpp"
+#include "zerotensor/to_dlpack.hpp"
 
 namespace {
 
@@ -144,6 +146,17 @@ BOOST_AUTO_TEST_CASE(as_tensor_agrees_with_asarray_without_copy) {
   BOOST_TEST(a.strides() == b.strides());
   BOOST_TEST(zt::as_tensor(m, {.dtype = zt::float64}).data_ptr() != m.data());
   BOOST_TEST(zt::as_tensor(2.5).dtype() == zt::asarray(2.5).dtype());
+}
+
+BOOST_AUTO_TEST_CASE(AT25_AT34_dlpack_managed_tensors_are_shared_as_in_current_pytorch) {
+  std::vector<float> values = {1.0f, 2.0f, 3.0f};
+  zt::AnyTensor source = zt::frombuffer(values, zt::float32);
+  zt::AnyTensor shared = zt::as_tensor(zt::to_dlpack(source));
+  BOOST_TEST(shared.data_ptr() == values.data());
+  BOOST_TEST(shared.dtype() == zt::float32);
+  zt::AnyTensor converted = zt::as_tensor(zt::to_dlpack_legacy(source), {.dtype = zt::float64});
+  BOOST_TEST(!zt::shares_memory(converted, source));
+  BOOST_TEST((converted.as<double, 1>()(2)) == 3.0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -4,7 +4,9 @@
 //
 // Where torch.as_tensor differs from torch.asarray, zerotensor follows asarray: a Buffer is
 // viewed as bytes of a dtype (PyTorch's as_tensor reads a bytearray as a list of ints and
-// refuses bytes), and a zt tensor is shared (PyTorch returns the same tensor object).
+// refuses bytes), and a zt tensor is shared (PyTorch returns the same tensor object). DLPack
+// managed tensors are accepted as current PyTorch routes __dlpack__ objects through
+// from_dlpack (1.13 could not infer their dtype, AT25/AT34).
 #pragma once
 
 #include <initializer_list>
@@ -12,6 +14,7 @@
 #include <utility>
 
 #include "zerotensor/asarray.hpp"
+#include "zerotensor/dlpack_asarray.hpp"
 
 namespace zt {
 
