@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <complex>
 #include <iostream>
 #include <numeric>
 #include <vector>
@@ -15,10 +16,12 @@ void section(const char* title) { std::cout << "\n== " << title << " ==\n"; }
 void print(const char* label, const zt::AnyTensor& t) {
   std::cout << label << ": " << t.dtype() << ", shape " << zt::detail::shape_string(t.shape()) << ", strides "
             << zt::detail::shape_string(t.strides()) << (t.is_writable() ? "" : ", read-only") << " = [";
-  const zt::AnyTensor flat = t.to(zt::float64).clone();
-  const auto values = flat.as<const double>();
-  for (zt::index_t i = 0; i < values.numel() && i < 8; ++i) std::cout << (i ? ", " : "") << values.data()[i];
-  std::cout << (values.numel() > 8 ? ", ...]\n" : "]\n");
+  // A C-order copy in a printable type: complex values print as (re,im).
+  const zt::AnyTensor flat = (zt::is_complex(t.dtype()) ? t.to(zt::complex128) : t.to(zt::float64)).clone();
+  flat.visit([](const auto& values) {
+    for (zt::index_t i = 0; i < values.numel() && i < 8; ++i) std::cout << (i ? ", " : "") << values.data()[i];
+    std::cout << (values.numel() > 8 ? ", ...]\n" : "]\n");
+  });
 }
 
 void tour_frombuffer() {
@@ -68,6 +71,42 @@ void tour_views() {
             << ", default_dtype() = " << zt::default_dtype() << '\n';
 }
 
+void tour_asarray() {
+  section("asarray / as_tensor: Eigen, ranges, numbers and nested lists, shared when possible");
+  Eigen::MatrixXf column_major(2, 3);
+  column_major << 1, 2, 3, 4, 5, 6;
+  zt::AnyTensor shared = zt::asarray(column_major);
+  print("asarray(Eigen::MatrixXf 2x3, column-major)", shared);
+  std::cout << "same address: " << (shared.data_ptr() == column_major.data()) << '\n';
+  print("asarray(matrix, {.dtype = float64})", zt::asarray(column_major, {.dtype = zt::float64}));
+  std::vector<std::int32_t> ints = {7, 8, 9};
+  print("as_tensor(std::vector<int32_t>)", zt::as_tensor(ints));
+  print("asarray({{1, 2.5}, {true, 4}})", zt::asarray({{1, 2.5}, {true, 4}}));
+  print("asarray(std::complex<double>(1, 2))", zt::asarray(std::complex<double>(1, 2)));
+  try {
+    (void)zt::asarray({{1, 2}, {3}});
+  } catch (const zt::ValueError& e) {
+    std::cout << "ragged list: ValueError: " << e.what() << '\n';
+  }
+  try {
+    (void)zt::asarray(ints, {.dtype = zt::float32, .copy = false});
+  } catch (const zt::ValueError& e) {
+    std::cout << "copy = false with a new dtype: ValueError: " << e.what() << '\n';
+  }
+}
+
+void tour_dlpack() {
+  section("DLPack: export to any consumer, import from any producer, deleter exactly once");
+  std::vector<double> values = {0.5, 1.5, 2.5, 3.5};
+  zt::AnyTensor matrix = zt::Tensor<double, 2>(values.data(), {2, 2}, {1, 2});  // a transposed view
+  zt::dlpack::ManagedTensorVersioned* exported = zt::to_dlpack(matrix);
+  std::cout << "to_dlpack: ndim " << exported->dl_tensor.ndim << ", strides (" << exported->dl_tensor.strides[0]
+            << ", " << exported->dl_tensor.strides[1] << "), flags " << exported->flags << '\n';
+  zt::AnyTensor imported = zt::from_dlpack(exported);  // takes ownership; the deleter runs with the last view
+  print("from_dlpack(to_dlpack(view))", imported);
+  std::cout << "same address: " << (imported.data_ptr() == values.data()) << '\n';
+}
+
 void tour_files() {
   section("files: from_file, .npy, .safetensors and shared memory, all mapped, no copies");
   const std::filesystem::path directory = std::filesystem::temp_directory_path() / ("zerotensor-tour-" + std::to_string(::getpid()));
@@ -108,6 +147,8 @@ void tour_files() {
 int main() {
   tour_frombuffer();
   tour_views();
+  tour_asarray();
+  tour_dlpack();
   tour_files();
   return 0;
 }
