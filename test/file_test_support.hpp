@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "message_check.hpp"
+
 namespace zt_test {
 
 /// A directory of its own under the system temp dir, removed with everything in it.
@@ -58,16 +60,6 @@ inline std::vector<std::uint8_t> one_to_eight() { return {1, 2, 3, 4, 5, 6, 7, 8
 
 inline std::filesystem::path data_file(const std::string& relative) {
   return std::filesystem::path(ZT_TEST_DATA_DIR) / relative;
-}
-
-/// Checks the exception type and that the message contains `text` exactly.
-template <class Error>
-auto with_message(std::string text) {
-  return [text = std::move(text)](const Error& e) {
-    const bool found = std::string(e.what()).find(text) != std::string::npos;
-    if (!found) BOOST_TEST_MESSAGE("message was: " << e.what() << "\nexpected to contain: " << text);
-    return found;
-  };
 }
 
 /// Whether the test runs with root's privileges, which bypass file permissions.

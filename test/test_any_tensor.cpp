@@ -10,14 +10,9 @@
 #include "zerotensor/convert.hpp"
 #include "zerotensor/shares_memory.hpp"
 #include "zerotensor/storage.hpp"
+#include "message_check.hpp"
 
 namespace {
-
-bool message_has(const std::exception& e, const std::string& text) {
-  const bool found = std::string(e.what()).find(text) != std::string::npos;
-  if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
-  return found;
-}
 
 template <class T>
 zt::AnyTensor vector_view(std::vector<T>& values) {

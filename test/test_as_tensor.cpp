@@ -14,17 +14,9 @@
 #include "zerotensor/shares_memory.hpp"
 #include "zerotensor/frombuffer.hpp"
 #include "zerotensor/to_dlpack.hpp"
+#include "message_check.hpp"
 
 namespace {
-
-template <class Error>
-auto with_message(std::string text) {
-  return [text = std::move(text)](const Error& e) {
-    const bool found = std::string(e.what()).find(text) != std::string::npos;
-    if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
-    return found;
-  };
-}
 
 template <class X>
 concept AsTensorTakes = requires(X x, zt::AsTensorOptions options) { zt::as_tensor(x, options); };

@@ -14,18 +14,10 @@
 #include "zerotensor/storage.hpp"
 #if defined(ZT_CUDA) && ZT_CUDA
 #include "zerotensor/cuda.hpp"
+#include "message_check.hpp"
 #endif
 
 namespace {
-
-template <class Error>
-auto with_message(std::string text) {
-  return [text = std::move(text)](const Error& e) {
-    const bool found = std::string(e.what()).find(text) != std::string::npos;
-    if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
-    return found;
-  };
-}
 
 /// torch.arange(n) as a borrowed int64 view.
 zt::Tensor<std::int64_t, 1> arange(std::vector<std::int64_t>& storage, std::int64_t n) {

@@ -17,17 +17,9 @@
 #include "zerotensor/as_tensor.hpp"
 #include "zerotensor/asarray.hpp"
 #include "zerotensor/shares_memory.hpp"
+#include "message_check.hpp"
 
 namespace {
-
-template <class Error>
-auto with_message(std::string text) {
-  return [text = std::move(text)](const Error& e) {
-    const bool found = std::string(e.what()).find(text) != std::string::npos;
-    if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
-    return found;
-  };
-}
 
 template <class X>
 concept Accepted = requires(X&& x) { zt::asarray(std::forward<X>(x)); };

@@ -13,19 +13,11 @@
 #include <vector>
 
 #include "zerotensor/asarray.hpp"
+#include "message_check.hpp"
 
 using namespace std::complex_literals;
 
 namespace {
-
-template <class Error>
-auto with_message(std::string text) {
-  return [text = std::move(text)](const Error& e) {
-    const bool found = std::string(e.what()).find(text) != std::string::npos;
-    if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
-    return found;
-  };
-}
 
 struct DefaultDTypeGuard {
   zt::DType saved = zt::default_dtype();

@@ -10,14 +10,9 @@
 #include <vector>
 
 #include "zerotensor/any_tensor.hpp"
+#include "message_check.hpp"
 
 namespace {
-
-bool message_has(const std::exception& e, const std::string& text) {
-  const bool found = std::string(e.what()).find(text) != std::string::npos;
-  if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
-  return found;
-}
 
 constexpr zt::Device pinned{zt::DeviceKind::CUDAHost, 0};
 constexpr zt::Device managed{zt::DeviceKind::CUDAManaged, 1};

@@ -3,6 +3,8 @@
 // ownership rules, and to_dlpack / to_dlpack_legacy. The libtorch peer is torch_interop.cpp.
 #include <boost/test/unit_test.hpp>
 
+#include "message_check.hpp"
+
 #include <array>
 #include <atomic>
 #include <complex>
@@ -31,15 +33,6 @@
 namespace dl = zt::dlpack;
 
 namespace {
-
-template <class Error>
-auto with_message(std::string text) {
-  return [text = std::move(text)](const Error& e) {
-    const bool found = std::string(e.what()).find(text) != std::string::npos;
-    if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
-    return found;
-  };
-}
 
 /// What the test producer puts in a managed tensor; dlp.py's make_capsule in C++.
 struct Spec {

@@ -19,7 +19,6 @@
 using zt_test::one_to_eight;
 using zt_test::read_bytes;
 using zt_test::TempDir;
-using zt_test::with_message;
 using zt_test::write_bytes;
 
 namespace {

@@ -12,6 +12,7 @@
 
 #include "zerotensor/frombuffer.hpp"
 #include "zerotensor/shares_memory.hpp"
+#include "message_check.hpp"
 
 namespace {
 
@@ -24,16 +25,6 @@ concept FromBufferWithoutDType = requires(B buffer) { zt::frombuffer(buffer); };
 
 template <class T>
 concept Resizable = requires(T t) { t.resize(16); };
-
-/// Checks the exception type and that the message contains `text` exactly.
-template <class Error>
-auto with_message(std::string text) {
-  return [text = std::move(text)](const Error& e) {
-    const bool found = std::string(e.what()).find(text) != std::string::npos;
-    if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
-    return found;
-  };
-}
 
 }  // namespace
 

@@ -15,7 +15,6 @@
 using zt_test::data_file;
 using zt_test::read_bytes;
 using zt_test::TempDir;
-using zt_test::with_message;
 using zt_test::write_text;
 
 namespace {

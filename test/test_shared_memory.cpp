@@ -16,7 +16,6 @@
 
 extern char** environ;
 
-using zt_test::with_message;
 
 namespace {
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "zerotensor/tensor.hpp"
+#include "message_check.hpp"
 
 namespace {
 
@@ -13,10 +14,6 @@ template <class T>
 concept Writable = requires(T t) { t(0) = {}; };
 template <class T>
 concept Resizable = requires(T t) { t.resize(4); };
-
-bool message_has(const std::exception& e, const std::string& text) {
-  return std::string(e.what()).find(text) != std::string::npos;
-}
 
 }  // namespace
 

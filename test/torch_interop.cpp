@@ -4,6 +4,8 @@
 // memory. Built only when libtorch is found (test/CMakeLists.txt).
 #include <boost/test/unit_test.hpp>
 
+#include "message_check.hpp"
+
 #include <ATen/ATen.h>
 #include <ATen/DLConvertor.h>
 #include <torch/version.h>
@@ -28,15 +30,6 @@ namespace dl = zt::dlpack;
 static_assert(dl::LegacyManagedTensorLayout<::DLManagedTensor>);
 
 namespace {
-
-template <class Error>
-auto with_message(std::string text) {
-  return [text = std::move(text)](const Error& e) {
-    const bool found = std::string(e.what()).find(text) != std::string::npos;
-    if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
-    return found;
-  };
-}
 
 /// Counts calls of torch's deleter: installed in place of it, then forwards to it.
 std::atomic<int> torch_deleter_calls{0};
