@@ -200,47 +200,36 @@ constexpr bool versioned_layout_matches() {
 
 }  // namespace detail
 
+/// The members both managed-tensor structs share (names only; layouts are checked below).
+template <class M>
+concept ManagedTensorMembers = std::is_class_v<M> && !std::is_const_v<M> && requires(M& m) {
+  m.dl_tensor.data;
+  m.dl_tensor.device.device_type;
+  m.dl_tensor.device.device_id;
+  m.dl_tensor.ndim;
+  m.dl_tensor.dtype.code;
+  m.dl_tensor.dtype.bits;
+  m.dl_tensor.dtype.lanes;
+  m.dl_tensor.shape;
+  m.dl_tensor.strides;
+  m.dl_tensor.byte_offset;
+  m.manager_ctx;
+  m.deleter;
+};
+
 /// A struct laid out as DLManagedTensor: ours, dlpack.h's, libtorch's, any producer's.
 /// Checked member by member at compile time (names, types, offsets, sizes).
 template <class M>
 concept LegacyManagedTensorLayout =
-    std::is_class_v<M> && !std::is_const_v<M> &&
-    requires(M& m) {
-      m.dl_tensor.data;
-      m.dl_tensor.device.device_type;
-      m.dl_tensor.device.device_id;
-      m.dl_tensor.ndim;
-      m.dl_tensor.dtype.code;
-      m.dl_tensor.dtype.bits;
-      m.dl_tensor.dtype.lanes;
-      m.dl_tensor.shape;
-      m.dl_tensor.strides;
-      m.dl_tensor.byte_offset;
-      m.manager_ctx;
-      m.deleter;
-    } && (!requires(M& m) { m.version; }) && detail::legacy_layout_matches<M>();
+    ManagedTensorMembers<M> && (!requires(M& m) { m.version; }) && detail::legacy_layout_matches<M>();
 
 /// A struct laid out as DLManagedTensorVersioned.
 template <class M>
-concept VersionedManagedTensorLayout =
-    std::is_class_v<M> && !std::is_const_v<M> &&
-    requires(M& m) {
-      m.version.major;
-      m.version.minor;
-      m.flags;
-      m.dl_tensor.data;
-      m.dl_tensor.device.device_type;
-      m.dl_tensor.device.device_id;
-      m.dl_tensor.ndim;
-      m.dl_tensor.dtype.code;
-      m.dl_tensor.dtype.bits;
-      m.dl_tensor.dtype.lanes;
-      m.dl_tensor.shape;
-      m.dl_tensor.strides;
-      m.dl_tensor.byte_offset;
-      m.manager_ctx;
-      m.deleter;
-    } && detail::versioned_layout_matches<M>();
+concept VersionedManagedTensorLayout = ManagedTensorMembers<M> && requires(M& m) {
+  m.version.major;
+  m.version.minor;
+  m.flags;
+} && detail::versioned_layout_matches<M>();
 
 /// Either exchange struct.
 template <class M>
