@@ -3,6 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh core
-cmake -S . -B build-demo -DCMAKE_BUILD_TYPE=Release -DZT_BUILD_TESTS=OFF -DZT_BUILD_EXAMPLES=ON
+cmake -S . -B build-demo -DCMAKE_BUILD_TYPE=Release -DZT_BUILD_TESTS=OFF -DZT_BUILD_EXAMPLES=ON -DZT_CUDA=OFF
 cmake --build build-demo -j "$(nproc)" --target tour
 ./build-demo/examples/tour
