@@ -3,6 +3,8 @@
 // typed zt views) and buffer-protocol objects (here zt::Buffer).
 #include <boost/test/unit_test.hpp>
 
+#include "message_check.hpp"
+
 #include <cstring>
 #include <memory>
 #include <numeric>
@@ -14,7 +16,6 @@
 #include "zerotensor/storage.hpp"
 #if defined(ZT_CUDA) && ZT_CUDA
 #include "zerotensor/cuda.hpp"
-#include "message_check.hpp"
 #endif
 
 namespace {
