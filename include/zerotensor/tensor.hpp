@@ -48,15 +48,16 @@ namespace detail {
 
 /// C-order strides for `shape`. As PyTorch, an extent of 0 steps like an extent of 1, so
 /// shape (2, 0) has strides (1, 1).
+/// Takes the shape by value and overwrites it, so a temporary shape costs no copy.
 template <class Shape>
-[[nodiscard]] Shape contiguous_strides(const Shape& shape) {
-  Shape strides = shape;
+[[nodiscard]] Shape contiguous_strides(Shape shape) {
   index_t step = 1;
   for (std::size_t d = shape.size(); d-- > 0;) {
-    strides[d] = step;
-    step *= shape[d] > 1 ? shape[d] : 1;
+    const index_t extent = shape[d];
+    shape[d] = step;
+    step *= extent > 1 ? extent : 1;
   }
-  return strides;
+  return shape;
 }
 
 /// "float32, shape (4, 4), strides (4, 1), cpu" — the found half of a mismatch message.
