@@ -112,17 +112,6 @@ std::string describe_type(dlpack::DataType type) {
                                   "; DLPack bool data must be bytes 0 or 1"));
 }
 
-/// itemsize() and alignment() as tables in read-only data: the hot path indexes them instead
-/// of rebuilding the constexpr arrays those functions hold on the stack.
-template <auto Property>
-constexpr auto per_dtype = [] {
-  std::array<std::uint8_t, dtype_count> table{};
-  for (DType dtype : all_dtypes) table[std::size_t(dtype)] = std::uint8_t(Property(dtype));
-  return table;
-}();
-constexpr std::size_t fast_itemsize(DType dtype) noexcept { return per_dtype<&itemsize>[std::size_t(dtype)]; }
-constexpr std::size_t fast_alignment(DType dtype) noexcept { return per_dtype<&alignment>[std::size_t(dtype)]; }
-
 /// dlpack_types inverted: the dtype index for [code][log2(bits) - 3], or -1.
 constexpr auto dtype_by_code_and_width = [] {
   std::array<std::array<std::int8_t, 5>, 7> table{};
@@ -212,11 +201,11 @@ std::byte* first_element(const dlpack::Tensor& tensor, std::span<const index_t> 
   std::uintptr_t start = 0;
   if (__builtin_add_overflow(data, tensor.byte_offset, &start)) throw_offset_wraps(tensor);
   if (count > 0) {
-    const ByteReach reach = byte_reach(shape, strides, fast_itemsize(dtype));
+    const ByteReach reach = byte_reach(shape, strides, itemsize(dtype));
     std::uintptr_t end = 0;
     if (start < std::uintptr_t(reach.below) || __builtin_add_overflow(start, std::uintptr_t(reach.above), &end))
       throw_outside_address_space(shape, strides, start);
-    if ((start & (fast_alignment(dtype) - 1)) != 0) throw_misaligned(tensor, start, dtype);  // a power of 2
+    if ((start & (alignment(dtype) - 1)) != 0) throw_misaligned(tensor, start, dtype);  // a power of 2
   }
   return reinterpret_cast<std::byte*>(start);
 }
@@ -342,7 +331,7 @@ void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor) {
 AnyTensor view_from_dlpack(const dlpack::Tensor& tensor, bool read_only, KeepAlive&& owner) {
   const DType dtype = dtype_from_dlpack(tensor.dtype);
   const std::span<const index_t> shape = shape_of(tensor);
-  const index_t count = checked_numel(shape, fast_itemsize(dtype));
+  const index_t count = checked_numel(shape, itemsize(dtype));
   DynamicExtents strides = tensor.strides != nullptr && !shape.empty()
                                ? DynamicExtents(std::span<const index_t>(tensor.strides, shape.size()))
                                : contiguous_strides(DynamicExtents(shape));

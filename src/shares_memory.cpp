@@ -8,15 +8,10 @@ namespace {
 
 /// [lowest, highest] byte address the view reaches, inclusive.
 std::pair<std::uintptr_t, std::uintptr_t> reachable_bytes(const AnyTensor& t) {
-  index_t low = 0;
-  index_t high = 0;
-  for (std::size_t d = 0; d < t.rank(); ++d) {
-    const index_t reach = (t.size(d) - 1) * t.stride(d);
-    (reach < 0 ? low : high) += reach;
-  }
+  const detail::ElementReach reach = detail::element_reach(t.shape(), t.strides());
   const auto base = reinterpret_cast<std::uintptr_t>(t.data_ptr());
   const auto size = static_cast<index_t>(t.itemsize());
-  return {base + std::uintptr_t(low * size), base + std::uintptr_t(high * size + size - 1)};
+  return {base - std::uintptr_t(reach.below * size), base + std::uintptr_t(reach.above * size + size - 1)};
 }
 
 }  // namespace

@@ -82,18 +82,20 @@ template <std::size_t... I>
 constexpr auto element_alignments(std::index_sequence<I...>) {
   return std::array<std::uint8_t, dtype_count>{alignof(std::tuple_element_t<I, element_types>)...};
 }
+// Namespace-scope tables live in read-only data; a constexpr array local to a function may
+// be rebuilt on the stack at every run-time call, on the view-creation hot path.
+inline constexpr auto itemsizes = element_sizes(std::make_index_sequence<dtype_count>{});
+inline constexpr auto alignments = element_alignments(std::make_index_sequence<dtype_count>{});
 }  // namespace detail
 
 /// Bytes per element.
 [[nodiscard]] constexpr std::size_t itemsize(DType dtype) noexcept {
-  constexpr auto sizes = detail::element_sizes(std::make_index_sequence<dtype_count>{});
-  return sizes[static_cast<std::size_t>(dtype)];
+  return detail::itemsizes[static_cast<std::size_t>(dtype)];
 }
 
 /// Required address alignment of one element (alignof of its C++ type).
 [[nodiscard]] constexpr std::size_t alignment(DType dtype) noexcept {
-  constexpr auto alignments = detail::element_alignments(std::make_index_sequence<dtype_count>{});
-  return alignments[static_cast<std::size_t>(dtype)];
+  return detail::alignments[static_cast<std::size_t>(dtype)];
 }
 
 /// NumPy-style lower-case name: "float32", "bool", "complex128".

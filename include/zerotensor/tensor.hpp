@@ -60,6 +60,22 @@ template <class Shape>
   return shape;
 }
 
+/// How many elements a non-empty, validated view reaches below and above its data pointer;
+/// its required span is below + above + 1 elements (DESIGN.md).
+struct ElementReach {
+  index_t below = 0;
+  index_t above = 0;
+};
+[[nodiscard]] inline ElementReach element_reach(std::span<const index_t> shape,
+                                                std::span<const index_t> strides) noexcept {
+  ElementReach reach;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    const index_t step = (shape[d] - 1) * strides[d];
+    (step < 0 ? reach.below : reach.above) += step < 0 ? -step : step;
+  }
+  return reach;
+}
+
 /// "float32, shape (4, 4), strides (4, 1), cpu" — the found half of a mismatch message.
 std::string describe(DType dtype, std::span<const index_t> shape, std::span<const index_t> strides,
                      Device device, bool writable);
