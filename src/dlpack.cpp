@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <span>
 #include <utility>
@@ -227,12 +228,6 @@ void check_bool_elements(const std::byte* first, std::span<const index_t> shape,
   }
 }
 
-template <class T>
-AnyTensor typed_view(std::byte* first, std::span<const index_t> shape, DynamicExtents&& strides, KeepAlive&& owner,
-                     Device device) {
-  return Tensor<T>(reinterpret_cast<T*>(first), DynamicExtents(shape), std::move(strides), std::move(owner), device);
-}
-
 // ---- owner control blocks -------------------------------------------------------------------
 
 struct OwnerBlockCache {
@@ -328,22 +323,27 @@ void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor) {
                           " has a different ABI; zerotensor reads major version ", dlpack::major_version));
 }
 
-AnyTensor view_from_dlpack(const dlpack::Tensor& tensor, bool read_only, KeepAlive&& owner) {
+AnyTensor view_from_dlpack(const void* descriptor, bool read_only, KeepAlive&& owner) {
+  // Copied here, not by the caller: fields the caller stored one by one and this function
+  // read back wider would stall store forwarding (a third of the import's time).
+  dlpack::Tensor tensor;
+  std::memcpy(&tensor, descriptor, sizeof tensor);
   const DType dtype = dtype_from_dlpack(tensor.dtype);
   const std::span<const index_t> shape = shape_of(tensor);
   const index_t count = checked_numel(shape, itemsize(dtype));
-  DynamicExtents strides = tensor.strides != nullptr && !shape.empty()
-                               ? DynamicExtents(std::span<const index_t>(tensor.strides, shape.size()))
-                               : contiguous_strides(DynamicExtents(shape));
+  // NULL strides mean C order; the given ones are read in place.
+  const DynamicExtents c_order = tensor.strides == nullptr ? contiguous_strides(DynamicExtents(shape)) : DynamicExtents();
+  const std::span<const index_t> strides =
+      tensor.strides == nullptr ? std::span<const index_t>(c_order) : std::span(tensor.strides, shape.size());
   std::byte* first = first_element(tensor, shape, strides, dtype, count);
-  // Read late: a Device kept across the calls above costs a store-forwarding stall.
+  // The device is read last and nothing is called before the view holds it: GCC spills a
+  // Device live across a call as two narrow stores and reloads it as one wide load (a
+  // store-forwarding stall that cost a fifth of the import).
   const Device device = device_from_dlpack(tensor.device);
+  AnyTensor view = make_view(dtype, first, shape, strides, std::move(owner), device, !read_only);
+  // On failure the view dies here and its owner runs the producer's deleter.
   if (dtype == bool_ && device.is_host_accessible()) check_bool_elements(first, shape, strides, count);
-  return dispatch(dtype, [&](auto tag) -> AnyTensor {
-    using T = typename decltype(tag)::type;
-    return read_only ? typed_view<const T>(first, shape, std::move(strides), std::move(owner), device)
-                     : typed_view<T>(first, shape, std::move(strides), std::move(owner), device);
-  });
+  return view;
 }
 
 }  // namespace detail

@@ -22,15 +22,6 @@ void copy_bytes(const std::byte* source, std::byte* destination, std::size_t len
     std::reverse_copy(source + at, source + at + swap_unit, destination + at);
 }
 
-AnyTensor typed_view(std::byte* data, const StoredTensor& stored, KeepAlive owner, bool writable) {
-  return dispatch(stored.dtype, [&](auto tag) -> AnyTensor {
-    using T = typename decltype(tag)::type;
-    auto* typed = reinterpret_cast<T*>(data);
-    if (writable) return Tensor<T>(typed, stored.shape, stored.strides, std::move(owner));
-    return Tensor<const T>(typed, stored.shape, stored.strides, std::move(owner));
-  });
-}
-
 /// Whether the bytes must be reversed: only multi-byte elements have a byte order, and an
 /// empty tensor has no bytes.
 bool needs_byte_swap(const StoredTensor& stored, index_t count) {
@@ -77,7 +68,8 @@ AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, 
   if (stored.dtype == bool_) check_bool_data(source, count, description);
 
   const std::string reason = copy_reason(source, stored, count);
-  if (reason.empty() && !options.copy.value_or(false)) return typed_view(source, stored, mapping.owner(), writable);
+  if (reason.empty() && !options.copy.value_or(false))
+    return make_view(stored.dtype, source, stored.shape, stored.strides, mapping.owner(), cpu, writable);
   if (!reason.empty() && options.copy == false)
     throw ValueError(concat(description, " ", reason, ", but copy = false"));
   if (!reason.empty() && options.access == MapAccess::shared)
@@ -86,7 +78,7 @@ AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, 
   std::shared_ptr<std::byte> memory = allocate_bytes(length);
   copy_bytes(source, memory.get(), length, needs_byte_swap(stored, count) ? byte_order_unit(stored.dtype) : 1);
   std::byte* copy = memory.get();
-  return typed_view(copy, stored, std::move(memory), writable);
+  return make_view(stored.dtype, copy, stored.shape, stored.strides, std::move(memory), cpu, writable);
 }
 
 }  // namespace zt::detail

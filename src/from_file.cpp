@@ -21,11 +21,9 @@ namespace {
 
 /// PyTorch returns before touching the file; the tensor has no memory and no owner.
 AnyTensor empty_result(DType dtype, bool writable) {
-  return dispatch(dtype, [&](auto tag) -> AnyTensor {
-    using T = typename decltype(tag)::type;
-    if (writable) return Tensor<T>(nullptr, {0}, {1});
-    return Tensor<const T>(nullptr, {0}, {1});
-  });
+  constexpr index_t shape[] = {0};
+  constexpr index_t strides[] = {1};
+  return detail::make_view(dtype, nullptr, shape, strides, {}, cpu, writable);
 }
 
 MapAccess access_for(const FromFileOptions& options) {

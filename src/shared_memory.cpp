@@ -49,13 +49,7 @@ AnyTensor view_of(const std::shared_ptr<bip::mapped_region>& region, const Segme
                   std::span<const index_t> shape, bool writable) {
   auto* data = static_cast<std::byte*>(region->get_address()) + header.data_offset;
   const auto dtype = static_cast<DType>(header.dtype);
-  const auto extents = detail::to_extents<DynamicExtents>(shape);
-  return dispatch(dtype, [&](auto tag) -> AnyTensor {
-    using T = typename decltype(tag)::type;
-    auto* typed = reinterpret_cast<T*>(data);
-    if (writable) return Tensor<T>(typed, extents, detail::contiguous_strides(extents), region);
-    return Tensor<const T>(typed, extents, detail::contiguous_strides(extents), region);
-  });
+  return detail::make_view(dtype, data, shape, detail::contiguous_strides(DynamicExtents(shape)), region, cpu, writable);
 }
 
 std::shared_ptr<bip::mapped_region> map_segment(const bip::shared_memory_object& segment, bip::mode_t mode,

@@ -27,31 +27,27 @@ std::shared_ptr<std::byte> allocate_bytes(std::size_t size_bytes) {
   return {static_cast<std::byte*>(memory), [](std::byte* p) { std::free(p); }};
 }
 
-index_t checked_numel(std::span<const index_t> shape, std::size_t itemsize) {
+namespace detail {
+
+void throw_bad_shape(std::span<const index_t> shape, std::size_t itemsize) {
   index_t count = 1;
   for (std::size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] < 0)
-      throw ValueError(detail::concat("negative extent ", shape[d], " in dimension ", d, " of shape ",
-                                      detail::shape_string(shape)));
+      throw ValueError(concat("negative extent ", shape[d], " in dimension ", d, " of shape ", shape_string(shape)));
     if (__builtin_mul_overflow(count, shape[d], &count))
-      throw ValueError(detail::concat("shape ", detail::shape_string(shape), " has more than 2^63 elements"));
+      throw ValueError(concat("shape ", shape_string(shape), " has more than 2^63 elements"));
   }
-  index_t bytes = 0;
-  if (__builtin_mul_overflow(count, static_cast<index_t>(itemsize), &bytes))
-    throw ValueError(detail::concat("shape ", detail::shape_string(shape), " of ", itemsize,
-                                    "-byte elements needs more than 2^63 bytes"));
-  return count;
+  throw ValueError(concat("shape ", shape_string(shape), " of ", itemsize, "-byte elements needs more than 2^63 bytes"));
 }
+
+}  // namespace detail
 
 AnyTensor empty(std::span<const index_t> shape, DType dtype) {
   const index_t count = checked_numel(shape, itemsize(dtype));
   std::shared_ptr<std::byte> memory = allocate_bytes(std::size_t(count) * itemsize(dtype));
-  const auto extents = detail::to_extents<Extents<dynamic>>(shape);
-  return dispatch(dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    auto* data = reinterpret_cast<T*>(memory.get());
-    return AnyTensor(Tensor<T>(data, extents, detail::contiguous_strides(extents), std::move(memory)));
-  });
+  std::byte* data = memory.get();
+  return detail::make_view(dtype, data, shape, detail::contiguous_strides(DynamicExtents(shape)), std::move(memory),
+                           cpu, true);
 }
 
 }  // namespace zt

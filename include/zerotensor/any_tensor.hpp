@@ -46,6 +46,16 @@ class AnyTensor {
   AnyTensor(Tensor<T, Rank> tensor)  // NOLINT(google-explicit-constructor)
       : tensor_(alternative(std::move(tensor))), writable_(!std::is_const_v<T>) {}
 
+  /// Builds the typed view in place from validated metadata (see Tensor's constructors):
+  /// the constructor functions' path, where each extents object is written once. The
+  /// tensor is read-only when `writable` is false or `T` is const.
+  template <Element T>
+  AnyTensor(T* data, std::span<const index_t> shape, std::span<const index_t> strides, KeepAlive owner = {},
+            Device device = cpu, bool writable = !std::is_const_v<T>)
+      : tensor_(std::in_place_type<Tensor<std::remove_const_t<T>>>, detail::FromSpans{},
+                const_cast<std::remove_const_t<T>*>(data), shape, strides, std::move(owner), device),
+        writable_(writable && !std::is_const_v<T>) {}
+
   [[nodiscard]] DType dtype() const noexcept { return static_cast<DType>(tensor_.index()); }
   [[nodiscard]] std::size_t itemsize() const noexcept { return zt::itemsize(dtype()); }
   [[nodiscard]] Device device() const noexcept { return layout([](const auto& t) { return t.device(); }); }
@@ -130,5 +140,19 @@ class AnyTensor {
   variant_type tensor_;
   bool writable_;
 };
+
+namespace detail {
+
+/// The one place a run-time dtype becomes a view: `data` holds elements of `dtype` that
+/// the caller has validated against `shape` and `strides`; `owner` keeps them alive.
+inline AnyTensor make_view(DType dtype, void* data, std::span<const index_t> shape, std::span<const index_t> strides,
+                           KeepAlive owner, Device device, bool writable) {
+  return dispatch(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return AnyTensor(static_cast<T*>(data), shape, strides, std::move(owner), device, writable);
+  });
+}
+
+}  // namespace detail
 
 }  // namespace zt

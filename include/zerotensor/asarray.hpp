@@ -160,11 +160,9 @@ enum class Origin : std::uint8_t {
 
 /// A typed view over memory the caller validated; `owner` keeps it alive.
 template <class T>
-AnyTensor typed_view(T* data, DynamicExtents shape, DynamicExtents strides, KeepAlive owner, bool writable) {
-  using Value = std::remove_const_t<T>;
-  auto* address = const_cast<Value*>(data);
-  if (writable) return Tensor<Value>(address, std::move(shape), std::move(strides), std::move(owner));
-  return Tensor<const Value>(address, std::move(shape), std::move(strides), std::move(owner));
+AnyTensor typed_view(T* data, const DynamicExtents& shape, const DynamicExtents& strides, KeepAlive owner,
+                     bool writable) {
+  return AnyTensor(data, shape, strides, std::move(owner), cpu, writable);
 }
 
 /// Eigen objects that own their elements (the rest — Map, Ref, Block, TensorMap — are views).

@@ -39,10 +39,10 @@ namespace zt {
 
 namespace detail {
 
-/// Builds the view after every check; `owner` runs the producer's deleter. The descriptor
-/// is a field-by-field copy, so foreign layout-compatible structs are never read through
-/// our types.
-[[nodiscard]] AnyTensor view_from_dlpack(const dlpack::Tensor& tensor, bool read_only, KeepAlive&& owner);
+/// Builds the view after every check; `owner` runs the producer's deleter. `descriptor` is
+/// the producer's DLTensor, or a struct laid out like it (checked at compile time): its
+/// bytes are copied out, so a foreign struct is never read through our types.
+[[nodiscard]] AnyTensor view_from_dlpack(const void* descriptor, bool read_only, KeepAlive&& owner);
 [[noreturn]] void throw_dlpack_null();
 [[noreturn]] void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor);
 
@@ -70,17 +70,6 @@ struct OwnerBlockAllocator {
     return true;
   }
 };
-
-template <class D>
-dlpack::Tensor copy_descriptor(const D& t) noexcept {
-  return {t.data,
-          {static_cast<dlpack::DeviceType>(t.device.device_type), t.device.device_id},
-          t.ndim,
-          {t.dtype.code, t.dtype.bits, t.dtype.lanes},
-          t.shape,
-          t.strides,
-          t.byte_offset};
-}
 
 template <class>
 inline constexpr bool is_unique_managed_tensor = false;
@@ -113,7 +102,7 @@ template <dlpack::ManagedTensorLayout M>
       detail::throw_dlpack_major_version(managed->version.major, managed->version.minor);
     read_only = (managed->flags & dlpack::flag_read_only) != 0;
   }
-  return detail::view_from_dlpack(detail::copy_descriptor(managed->dl_tensor), read_only, std::move(owner));
+  return detail::view_from_dlpack(&managed->dl_tensor, read_only, std::move(owner));
 }
 
 /// Takes the managed tensor out of its RAII owner.

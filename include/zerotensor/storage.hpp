@@ -24,8 +24,22 @@ template <Element T>
   return empty(shape, dtype_of<T>).template as<T>();
 }
 
+namespace detail {
+/// checked_numel's error: names the first negative extent or the first overflow.
+[[noreturn]] void throw_bad_shape(std::span<const index_t> shape, std::size_t itemsize);
+}  // namespace detail
+
 /// Element count of `shape`, with ValueError for a negative extent or an overflow of the
 /// byte size `numel * itemsize`: the one place a shape is checked before memory exists.
-[[nodiscard]] index_t checked_numel(std::span<const index_t> shape, std::size_t itemsize);
+/// Inline: every view constructor calls it, and a call costs more than the loop.
+[[nodiscard]] inline index_t checked_numel(std::span<const index_t> shape, std::size_t itemsize) {
+  index_t count = 1;
+  bool bad = false;
+  for (index_t extent : shape) bad |= extent < 0 || __builtin_mul_overflow(count, extent, &count);
+  index_t bytes = 0;
+  bad |= __builtin_mul_overflow(count, static_cast<index_t>(itemsize), &bytes);
+  if (bad) [[unlikely]] detail::throw_bad_shape(shape, itemsize);
+  return count;
+}
 
 }  // namespace zt

@@ -19,11 +19,9 @@ AnyTensor contiguous_on_host(const AnyTensor& source) {
   const auto* span_start = static_cast<const std::byte*>(source.data_ptr()) - reach.below * index_t(source.itemsize());
   check_cuda(concat("AnyTensor::to: staging ", span_bytes, " bytes of a strided tensor from ", source.device()),
              cudaMemcpy(staging.get(), span_start, span_bytes, cudaMemcpyDefault));
-  const AnyTensor staged = dispatch(source.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* origin = reinterpret_cast<T*>(staging.get()) + reach.below;
-    return AnyTensor(Tensor<T>(origin, source.shape(), source.strides(), staging));
-  });
+  std::byte* origin = staging.get() + reach.below * index_t(source.itemsize());
+  const AnyTensor staged =
+      detail::make_view(source.dtype(), origin, source.shape(), source.strides(), staging, cpu, true);
   return staged.clone();
 }
 

@@ -93,12 +93,9 @@ AnyTensor empty(std::span<const index_t> shape, DType dtype, Device device) {
   if (device.kind == DeviceKind::CPU) return empty(shape, dtype);
   const index_t count = checked_numel(shape, itemsize(dtype));
   std::shared_ptr<std::byte> memory = allocate_bytes(std::size_t(count) * itemsize(dtype), device);
-  const auto extents = detail::to_extents<Extents<dynamic>>(shape);
-  return dispatch(dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    auto* data = reinterpret_cast<T*>(memory.get());
-    return AnyTensor(Tensor<T>(data, extents, detail::contiguous_strides(extents), std::move(memory), device));
-  });
+  std::byte* data = memory.get();
+  return detail::make_view(dtype, data, shape, detail::contiguous_strides(DynamicExtents(shape)), std::move(memory),
+                           device, true);
 }
 
 }  // namespace zt
