@@ -1,6 +1,7 @@
 // DLPack import (the checks and the view behind from_dlpack) and export (to_dlpack).
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -52,9 +53,10 @@ std::string describe_type(dlpack::DataType type) {
                         type.lanes, type.lanes == 1 ? " lane" : " lanes");
 }
 
-// The import's errors, out of line so the checks stay small and fast.
+// The import's errors, out of line (noinline: view_from_dlpack is flattened) so the
+// checks stay small and fast.
 
-[[noreturn, gnu::cold]] void throw_unsupported_type(dlpack::DataType type) {
+[[noreturn, gnu::cold, gnu::noinline]] void throw_unsupported_type(dlpack::DataType type) {
   if (type.lanes != 1)
     throw TypeError(detail::concat("from_dlpack: vector types are not supported; expected 1 lane, got ",
                                    describe_type(type)));
@@ -65,7 +67,7 @@ std::string describe_type(dlpack::DataType type) {
       "; zerotensor accepts bool 8, int and uint 8/16/32/64, float 16/32/64, bfloat 16 and complex 64/128 bits"));
 }
 
-[[noreturn, gnu::cold]] void throw_unsupported_device(dlpack::Device device) {
+[[noreturn, gnu::cold, gnu::noinline]] void throw_unsupported_device(dlpack::Device device) {
   if (device.device_id < 0)
     throw DeviceError(detail::concat("from_dlpack: device id ", device.device_id, " of device type ",
                                      std::int32_t(device.device_type), " is negative"));
@@ -73,42 +75,45 @@ std::string describe_type(dlpack::DataType type) {
                                    "; zerotensor accepts CPU (1), CUDA (2), CUDAHost (3) and CUDAManaged (13)"));
 }
 
-[[noreturn, gnu::cold]] void throw_bad_ndim(const dlpack::Tensor& tensor) {
-  if (tensor.ndim < 0) throw ValueError(detail::concat("from_dlpack: ndim is ", tensor.ndim, "; it must be 0 or more"));
-  throw ValueError(detail::concat("from_dlpack: shape is NULL for ndim ", tensor.ndim));
+[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_ndim(std::int32_t ndim) {
+  if (ndim < 0) throw ValueError(detail::concat("from_dlpack: ndim is ", ndim, "; it must be 0 or more"));
+  throw ValueError(detail::concat("from_dlpack: shape is NULL for ndim ", ndim));
 }
 
-[[noreturn, gnu::cold]] void throw_span_overflow(std::span<const index_t> shape, std::span<const index_t> strides,
-                                                 std::size_t itemsize) {
+[[noreturn, gnu::cold, gnu::noinline]] void throw_span_overflow(std::span<const index_t> shape,
+                                                                std::span<const index_t> strides,
+                                                                std::size_t itemsize) {
   throw ValueError(detail::concat("from_dlpack: shape ", detail::shape_string(shape), " with strides ",
                                   detail::shape_string(strides), " of ", itemsize,
                                   "-byte elements spans more than 2^63 bytes"));
 }
 
-[[noreturn, gnu::cold]] void throw_null_data(std::span<const index_t> shape, index_t count) {
+[[noreturn, gnu::cold, gnu::noinline]] void throw_null_data(std::span<const index_t> shape, index_t count) {
   throw ValueError(detail::concat("from_dlpack: data is NULL but shape ", detail::shape_string(shape), " has ",
                                   count, " elements"));
 }
 
-[[noreturn, gnu::cold]] void throw_offset_wraps(const dlpack::Tensor& tensor) {
-  throw ValueError(detail::concat("from_dlpack: byte_offset ", tensor.byte_offset, " added to data ", tensor.data,
+[[noreturn, gnu::cold, gnu::noinline]] void throw_offset_wraps(const void* data, std::uint64_t byte_offset) {
+  throw ValueError(detail::concat("from_dlpack: byte_offset ", byte_offset, " added to data ", data,
                                   " passes the end of the address space"));
 }
 
-[[noreturn, gnu::cold]] void throw_outside_address_space(std::span<const index_t> shape,
-                                                         std::span<const index_t> strides, std::uintptr_t start) {
+[[noreturn, gnu::cold, gnu::noinline]] void throw_outside_address_space(std::span<const index_t> shape,
+                                                                        std::span<const index_t> strides,
+                                                                        std::uintptr_t start) {
   throw ValueError(detail::concat("from_dlpack: shape ", detail::shape_string(shape), " with strides ",
                                   detail::shape_string(strides), " from address ", reinterpret_cast<void*>(start),
                                   " reaches outside the address space"));
 }
 
-[[noreturn, gnu::cold]] void throw_misaligned(const dlpack::Tensor& tensor, std::uintptr_t start, DType dtype) {
+[[noreturn, gnu::cold, gnu::noinline]] void throw_misaligned(const void* data, std::uint64_t byte_offset,
+                                                             std::uintptr_t start, DType dtype) {
   throw ValueError(detail::concat("from_dlpack: the first element at ", reinterpret_cast<void*>(start), " (data ",
-                                  tensor.data, " + byte_offset ", tensor.byte_offset, ") is not aligned to ",
-                                  alignment(dtype), " bytes, the alignment of ", dtype));
+                                  data, " + byte_offset ", byte_offset, ") is not aligned to ", alignment(dtype),
+                                  " bytes, the alignment of ", dtype));
 }
 
-[[noreturn, gnu::cold]] void throw_bad_bool(std::span<const index_t> index, unsigned value) {
+[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_bool(std::span<const index_t> index, unsigned value) {
   throw ValueError(detail::concat("from_dlpack: bool element ", detail::shape_string(index), " is byte ", value,
                                   "; DLPack bool data must be bytes 0 or 1"));
 }
@@ -162,9 +167,20 @@ dlpack::Device dlpack_device(Device device) {
 
 // ---- import ---------------------------------------------------------------------------------
 
-std::span<const index_t> shape_of(const dlpack::Tensor& tensor) {
-  if (tensor.ndim < 0 || (tensor.ndim > 0 && tensor.shape == nullptr)) throw_bad_ndim(tensor);
-  return {tensor.shape, std::size_t(tensor.ndim)};
+/// One field of the producer's DLTensor (or a struct laid out like it), read from its
+/// memory: a foreign struct is never read through our types. Field by field, not a copy of
+/// the whole: GCC keeps such a copy on the stack and reads single fields back out of its
+/// 16-byte stores, a store-forwarding stall that cost a third of the import.
+template <class Field>
+Field read_field(const void* descriptor, std::size_t offset) noexcept {
+  Field value;
+  std::memcpy(&value, static_cast<const std::byte*>(descriptor) + offset, sizeof value);
+  return value;
+}
+
+std::span<const index_t> shape_of(std::int32_t ndim, const index_t* shape) {
+  if (ndim < 0 || (ndim > 0 && shape == nullptr)) throw_bad_ndim(ndim);
+  return {shape, std::size_t(ndim)};
 }
 
 /// Bytes from the first element back to the lowest one the view reaches, and forward to
@@ -194,26 +210,26 @@ ByteReach byte_reach(std::span<const index_t> shape, std::span<const index_t> st
 
 /// The first element's address: data + byte_offset, checked so the whole view lies inside
 /// the address space and the element type's alignment holds.
-std::byte* first_element(const dlpack::Tensor& tensor, std::span<const index_t> shape,
+std::byte* first_element(const void* data, std::uint64_t byte_offset, std::span<const index_t> shape,
                          std::span<const index_t> strides, DType dtype, index_t count) {
-  const auto data = reinterpret_cast<std::uintptr_t>(tensor.data);
-  if (count == 0 && data == 0) return nullptr;  // the spec's empty tensor: nothing to offset
-  if (data == 0) throw_null_data(shape, count);
+  const auto address = reinterpret_cast<std::uintptr_t>(data);
+  if (count == 0 && address == 0) return nullptr;  // the spec's empty tensor: nothing to offset
+  if (address == 0) throw_null_data(shape, count);
   std::uintptr_t start = 0;
-  if (__builtin_add_overflow(data, tensor.byte_offset, &start)) throw_offset_wraps(tensor);
+  if (__builtin_add_overflow(address, byte_offset, &start)) throw_offset_wraps(data, byte_offset);
   if (count > 0) {
     const ByteReach reach = byte_reach(shape, strides, itemsize(dtype));
     std::uintptr_t end = 0;
     if (start < std::uintptr_t(reach.below) || __builtin_add_overflow(start, std::uintptr_t(reach.above), &end))
       throw_outside_address_space(shape, strides, start);
-    if ((start & (alignment(dtype) - 1)) != 0) throw_misaligned(tensor, start, dtype);  // a power of 2
+    if ((start & (alignment(dtype) - 1)) != 0) throw_misaligned(data, byte_offset, start, dtype);  // a power of 2
   }
   return reinterpret_cast<std::byte*>(start);
 }
 
 /// Walks every element in C order (any strides) and refuses a byte other than 0 or 1.
-void check_bool_elements(const std::byte* first, std::span<const index_t> shape, std::span<const index_t> strides,
-                         index_t count) {
+[[gnu::noinline]] void check_bool_elements(const std::byte* first, std::span<const index_t> shape,
+                                           std::span<const index_t> strides, index_t count) {
   DynamicExtents index(shape.size(), 0);
   index_t offset = 0;
   for (index_t n = 0; n < count; ++n) {
@@ -323,23 +339,28 @@ void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor) {
                           " has a different ABI; zerotensor reads major version ", dlpack::major_version));
 }
 
-AnyTensor view_from_dlpack(const void* descriptor, bool read_only, KeepAlive&& owner) {
-  // Copied here, not by the caller: fields the caller stored one by one and this function
-  // read back wider would stall store forwarding (a third of the import's time).
-  dlpack::Tensor tensor;
-  std::memcpy(&tensor, descriptor, sizeof tensor);
-  const DType dtype = dtype_from_dlpack(tensor.dtype);
-  const std::span<const index_t> shape = shape_of(tensor);
+// Flattened: the checks, the dtype dispatch and the view's construction in one body. The
+// call boundaries between them cost a seventh of the import; the error paths and the bool
+// walk stay out of line (noinline).
+[[gnu::flatten]] AnyTensor view_from_dlpack(const void* descriptor, bool read_only, KeepAlive&& owner) {
+  using Descriptor = dlpack::Tensor;
+  const DType dtype = dtype_from_dlpack(read_field<dlpack::DataType>(descriptor, offsetof(Descriptor, dtype)));
+  const std::span<const index_t> shape = shape_of(read_field<std::int32_t>(descriptor, offsetof(Descriptor, ndim)),
+                                                  read_field<const index_t*>(descriptor, offsetof(Descriptor, shape)));
   const index_t count = checked_numel(shape, itemsize(dtype));
   // NULL strides mean C order; the given ones are read in place.
-  const DynamicExtents c_order = tensor.strides == nullptr ? contiguous_strides(DynamicExtents(shape)) : DynamicExtents();
+  const auto* given_strides = read_field<const index_t*>(descriptor, offsetof(Descriptor, strides));
+  const DynamicExtents c_order =
+      given_strides == nullptr ? contiguous_strides(DynamicExtents(shape)) : DynamicExtents();
   const std::span<const index_t> strides =
-      tensor.strides == nullptr ? std::span<const index_t>(c_order) : std::span(tensor.strides, shape.size());
-  std::byte* first = first_element(tensor, shape, strides, dtype, count);
+      given_strides == nullptr ? std::span<const index_t>(c_order) : std::span(given_strides, shape.size());
+  std::byte* first = first_element(read_field<const void*>(descriptor, offsetof(Descriptor, data)),
+                                   read_field<std::uint64_t>(descriptor, offsetof(Descriptor, byte_offset)), shape,
+                                   strides, dtype, count);
   // The device is read last and nothing is called before the view holds it: GCC spills a
   // Device live across a call as two narrow stores and reloads it as one wide load (a
   // store-forwarding stall that cost a fifth of the import).
-  const Device device = device_from_dlpack(tensor.device);
+  const Device device = device_from_dlpack(read_field<dlpack::Device>(descriptor, offsetof(Descriptor, device)));
   AnyTensor view = make_view(dtype, first, shape, strides, std::move(owner), device, !read_only);
   // On failure the view dies here and its owner runs the producer's deleter.
   if (dtype == bool_ && device.is_host_accessible()) check_bool_elements(first, shape, strides, count);

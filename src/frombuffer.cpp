@@ -20,9 +20,7 @@ namespace {
 template <class T>
 AnyTensor any_view(Buffer& buffer, FromBufferOptions options) {
   const auto [start, count] = detail::frombuffer_range<T>(buffer, options);
-  const index_t unit_stride = 1;
-  return AnyTensor(reinterpret_cast<T*>(start), {&count, 1}, {&unit_stride, 1}, buffer.release_owner(),
-                   buffer.device());
+  return Tensor<T>(reinterpret_cast<T*>(start), {count}, {1}, buffer.release_owner(), buffer.device());
 }
 
 }  // namespace

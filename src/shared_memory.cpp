@@ -49,7 +49,8 @@ AnyTensor view_of(const std::shared_ptr<bip::mapped_region>& region, const Segme
                   std::span<const index_t> shape, bool writable) {
   auto* data = static_cast<std::byte*>(region->get_address()) + header.data_offset;
   const auto dtype = static_cast<DType>(header.dtype);
-  return detail::make_view(dtype, data, shape, detail::contiguous_strides(DynamicExtents(shape)), region, cpu, writable);
+  return detail::make_view(dtype, data, shape, detail::contiguous_strides(DynamicExtents(shape)), region, cpu,
+                           writable);
 }
 
 std::shared_ptr<bip::mapped_region> map_segment(const bip::shared_memory_object& segment, bip::mode_t mode,

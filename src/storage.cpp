@@ -37,7 +37,8 @@ void throw_bad_shape(std::span<const index_t> shape, std::size_t itemsize) {
     if (__builtin_mul_overflow(count, shape[d], &count))
       throw ValueError(concat("shape ", shape_string(shape), " has more than 2^63 elements"));
   }
-  throw ValueError(concat("shape ", shape_string(shape), " of ", itemsize, "-byte elements needs more than 2^63 bytes"));
+  throw ValueError(
+      concat("shape ", shape_string(shape), " of ", itemsize, "-byte elements needs more than 2^63 bytes"));
 }
 
 }  // namespace detail

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <memory>
+#include <span>
 #include <vector>
 
 #include "zerotensor/convert.hpp"
@@ -38,6 +40,50 @@ BOOST_AUTO_TEST_CASE(holds_the_dtype_resolved_at_run_time) {
   BOOST_TEST(t.data_ptr() == values.data());
   BOOST_TEST((t.as<std::int16_t, 2>()(1, 1)) == 5);
   BOOST_TEST(t.as<const std::int16_t>()(0, 2) == 3);
+}
+
+BOOST_AUTO_TEST_CASE(builds_in_place_from_spans_and_keeps_the_owner) {
+  auto values = std::make_shared<std::vector<double>>(std::vector<double>{1, 2, 3, 4, 5, 6});
+  const std::weak_ptr<std::vector<double>> watch = values;
+  double* data = values->data();
+  const std::vector<zt::index_t> shape = {3, 2}, strides = {1, 3};  // a 2 x 3 row-major matrix, transposed
+  zt::AnyTensor t(data, shape, strides, values, zt::cpu);
+  values.reset();
+  BOOST_TEST(!watch.expired());  // the view holds its owner
+  BOOST_TEST(t.dtype() == zt::float64);
+  BOOST_TEST((t.shape() == zt::DynamicExtents{3, 2}));
+  BOOST_TEST((t.strides() == zt::DynamicExtents{1, 3}));
+  BOOST_TEST(!t.is_contiguous());
+  BOOST_TEST(t.is_writable());
+  BOOST_TEST(t.data_ptr() == data);
+  auto typed = t.as<double, 2>();
+  BOOST_TEST(typed(2, 1) == 6.0);
+  typed(1, 1) = 50.0;  // element 1 * 1 + 1 * 3
+  BOOST_TEST(data[4] == 50.0);
+  t = zt::AnyTensor(data, shape, strides);  // borrowed: the typed view alone keeps the owner now
+  BOOST_TEST(!watch.expired());
+  typed = zt::Tensor<double, 2>(data, {1, 1}, {1, 1});
+  BOOST_TEST(watch.expired());  // the last view is gone: the owner ran exactly when it should
+}
+
+BOOST_AUTO_TEST_CASE(built_from_spans_read_only_when_const_or_not_writable) {
+  std::vector<float> values = {1, 2, 3};
+  const std::vector<zt::index_t> shape = {3}, strides = {1};
+  const zt::AnyTensor from_const(static_cast<const float*>(values.data()), shape, strides);
+  BOOST_TEST(!from_const.is_writable());
+  BOOST_CHECK_THROW((void)from_const.as<float>(), zt::TypeError);
+  BOOST_TEST(from_const.as<const float>()(2) == 3.0f);
+  const zt::AnyTensor marked(values.data(), shape, strides, {}, zt::cpu, false);
+  BOOST_TEST(!marked.is_writable());
+  BOOST_CHECK_THROW((void)marked.mutable_data_ptr(), zt::TypeError);
+  // const elements are never made writable, whatever the flag says.
+  const zt::AnyTensor still_const(static_cast<const float*>(values.data()), shape, strides, {}, zt::cpu, true);
+  BOOST_TEST(!still_const.is_writable());
+  // A 0-d view from empty spans: one element.
+  const zt::AnyTensor scalar(values.data(), std::span<const zt::index_t>(), std::span<const zt::index_t>());
+  BOOST_TEST(scalar.rank() == 0u);
+  BOOST_TEST(scalar.numel() == 1);
+  BOOST_TEST(scalar.as<float>()() == 1.0f);
 }
 
 BOOST_AUTO_TEST_CASE(as_names_what_was_expected_and_found) {

@@ -145,8 +145,10 @@ namespace detail {
 
 /// The one place a run-time dtype becomes a view: `data` holds elements of `dtype` that
 /// the caller has validated against `shape` and `strides`; `owner` keeps them alive.
+/// The owner is taken by reference: each by-value hop would be one more store and reload
+/// of the handle on the import's critical path.
 inline AnyTensor make_view(DType dtype, void* data, std::span<const index_t> shape, std::span<const index_t> strides,
-                           KeepAlive owner, Device device, bool writable) {
+                           KeepAlive&& owner, Device device, bool writable) {
   return dispatch(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     return AnyTensor(static_cast<T*>(data), shape, strides, std::move(owner), device, writable);

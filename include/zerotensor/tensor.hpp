@@ -158,7 +158,7 @@ class Tensor {
   /// view: how AnyTensor builds its alternative in place. The tag keeps `Tensor(p, {}, {})`
   /// unambiguous.
   Tensor(detail::FromSpans, T* data, std::span<const index_t> shape, std::span<const index_t> strides,
-         KeepAlive owner, Device device)
+         KeepAlive&& owner, Device device)
     requires(Rank == dynamic)
       : data_(data), shape_(shape), strides_(strides), device_{device.kind, device.index},
         owner_(std::move(owner)) {}
