@@ -67,6 +67,10 @@ void tour_views() {
   print("to(int32) (converted copy)", any.to(zt::int32));
   std::cout << "shares_memory(view, clone) = " << zt::shares_memory(any, any.clone())
             << ", shares_memory(view, view) = " << zt::shares_memory(any, rows) << '\n';
+  // Shape and strides held elsewhere (another library's metadata): copied once, into the view.
+  const std::vector<zt::index_t> shape = {2, 2}, strides = {4, 2};
+  const zt::AnyTensor corners(static_cast<const float*>(storage.data()), shape, strides);
+  print("AnyTensor from spans: rows 0-1, every other column", corners);
   std::cout << "promote_types(int64, float16) = " << zt::promote_types(zt::int64, zt::float16)
             << ", default_dtype() = " << zt::default_dtype() << '\n';
 }
