@@ -41,7 +41,7 @@ namespace detail {
 
 /// Builds the view after every check; `owner` runs the producer's deleter. `descriptor` is
 /// the producer's DLTensor, or a struct laid out like it (checked at compile time): its
-/// bytes are copied out, so a foreign struct is never read through our types.
+/// fields are read with memcpy, so a foreign struct is never read through our types.
 [[nodiscard]] AnyTensor view_from_dlpack(const void* descriptor, bool read_only, KeepAlive&& owner);
 [[noreturn]] void throw_dlpack_null();
 [[noreturn]] void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor);
