@@ -677,6 +677,31 @@ BOOST_AUTO_TEST_CASE(DL35_null_strides_mean_c_order) {
   BOOST_TEST(r.data_ptr() == buf.data());
 }
 
+BOOST_AUTO_TEST_CASE(rank_above_the_inline_extents_keeps_shape_strides_and_owner) {
+  // Rank 8 is past DynamicExtents' inline slots: shape and strides live on the heap.
+  Calls calls;
+  Bytes16 buf;
+  const std::vector<std::int64_t> shape = {2, 1, 2, 1, 2, 1, 2, 1};
+  {
+    const zt::AnyTensor c_order = zt::from_dlpack(versioned({.data = buf.data(), .shape = shape}, calls));
+    BOOST_TEST(c_order.rank() == 8u);
+    BOOST_TEST(c_order.shape() == Shape({2, 1, 2, 1, 2, 1, 2, 1}));
+    BOOST_TEST(c_order.strides() == Shape({8, 8, 4, 4, 2, 2, 1, 1}));
+    BOOST_TEST(c_order.is_contiguous());
+    BOOST_TEST(values_of(c_order) ==
+               std::vector<std::int64_t>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}));
+    const zt::AnyTensor reversed = zt::from_dlpack(
+        legacy({.data = buf.data(), .shape = shape, .strides = {{1, 1, 2, 2, 4, 4, 8, 8}}}, calls));
+    BOOST_TEST(reversed.strides() == Shape({1, 1, 2, 2, 4, 4, 8, 8}));
+    BOOST_TEST(!reversed.is_contiguous());
+    BOOST_TEST(values_of(reversed) ==
+               std::vector<std::int64_t>({0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15}));
+    BOOST_TEST(reversed.data_ptr() == buf.data());
+    BOOST_TEST(calls.count == 0);
+  }
+  BOOST_TEST(calls.count == 2);
+}
+
 BOOST_AUTO_TEST_CASE(DL36_zero_strides_broadcast) {
   Calls calls;
   Bytes16 buf;
