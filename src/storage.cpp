@@ -41,14 +41,17 @@ void throw_bad_shape(std::span<const index_t> shape, std::size_t itemsize) {
       concat("shape ", shape_string(shape), " of ", itemsize, "-byte elements needs more than 2^63 bytes"));
 }
 
+AnyTensor owning_view(std::shared_ptr<std::byte> memory, std::span<const index_t> shape, DType dtype,
+                      Device device) {
+  std::byte* data = memory.get();
+  return make_view(dtype, data, shape, contiguous_strides(DynamicExtents(shape)), std::move(memory), device, true);
+}
+
 }  // namespace detail
 
 AnyTensor empty(std::span<const index_t> shape, DType dtype) {
   const index_t count = checked_numel(shape, itemsize(dtype));
-  std::shared_ptr<std::byte> memory = allocate_bytes(std::size_t(count) * itemsize(dtype));
-  std::byte* data = memory.get();
-  return detail::make_view(dtype, data, shape, detail::contiguous_strides(DynamicExtents(shape)), std::move(memory),
-                           cpu, true);
+  return detail::owning_view(allocate_bytes(std::size_t(count) * itemsize(dtype)), shape, dtype, cpu);
 }
 
 }  // namespace zt

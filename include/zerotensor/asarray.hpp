@@ -158,7 +158,8 @@ enum class Origin : std::uint8_t {
 /// data), then device, then copy = true; copy = false refuses what would copy.
 [[nodiscard]] AnyTensor apply_options(AnyTensor tensor, const AsArrayOptions& options, Origin origin);
 
-/// A typed view over memory the caller validated; `owner` keeps it alive.
+/// A typed view over memory the caller validated; `owner` keeps it alive. Takes extents,
+/// where AnyTensor's constructor takes spans, so the callers can pass braced lists.
 template <class T>
 AnyTensor typed_view(T* data, const DynamicExtents& shape, const DynamicExtents& strides, KeepAlive owner,
                      bool writable) {

@@ -27,6 +27,11 @@ template <Element T>
 namespace detail {
 /// checked_numel's error: names the first negative extent or the first overflow.
 [[noreturn]] void throw_bad_shape(std::span<const index_t> shape, std::size_t itemsize);
+
+/// A contiguous, writable view of `dtype` elements filling `memory`, which it owns, on
+/// `device`: what empty() returns on every device.
+[[nodiscard]] AnyTensor owning_view(std::shared_ptr<std::byte> memory, std::span<const index_t> shape, DType dtype,
+                                    Device device);
 }  // namespace detail
 
 /// Element count of `shape`, with ValueError for a negative extent or an overflow of the

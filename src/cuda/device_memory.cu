@@ -92,10 +92,7 @@ std::shared_ptr<std::byte> allocate_bytes(std::size_t size_bytes, Device device)
 AnyTensor empty(std::span<const index_t> shape, DType dtype, Device device) {
   if (device.kind == DeviceKind::CPU) return empty(shape, dtype);
   const index_t count = checked_numel(shape, itemsize(dtype));
-  std::shared_ptr<std::byte> memory = allocate_bytes(std::size_t(count) * itemsize(dtype), device);
-  std::byte* data = memory.get();
-  return detail::make_view(dtype, data, shape, detail::contiguous_strides(DynamicExtents(shape)), std::move(memory),
-                           device, true);
+  return detail::owning_view(allocate_bytes(std::size_t(count) * itemsize(dtype), device), shape, dtype, device);
 }
 
 }  // namespace zt
