@@ -60,7 +60,7 @@
 #include "zerotensor/device.hpp"
 #include "zerotensor/dtype.hpp"
 #include "zerotensor/scalar.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/empty.hpp"
 
 namespace zt {
 

@@ -32,6 +32,7 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "zerotensor/any_tensor.hpp"
+#include "zerotensor/empty.hpp"
 #include "zerotensor/storage.hpp"
 
 namespace zt {
@@ -46,21 +47,6 @@ namespace zt {
 /// CUDAHost for pinned memory, CUDAManaged for managed memory, cpu for ordinary host
 /// memory (and for every address when there is no GPU or driver).
 [[nodiscard]] Device device_of(const void* address);
-
-/// `size_bytes` of uninitialised memory on `device`, freed exactly once when the last
-/// copy of the handle dies: cudaMalloc for cuda(i), cudaMallocHost for CUDAHost,
-/// cudaMallocManaged for CUDAManaged, allocate_bytes() for cpu. DeviceError naming the
-/// CUDA error when the device is absent or the allocation fails.
-[[nodiscard]] std::shared_ptr<std::byte> allocate_bytes(std::size_t size_bytes, Device device);
-
-/// A new contiguous, writable, uninitialised tensor on `device` that owns its memory.
-[[nodiscard]] AnyTensor empty(std::span<const index_t> shape, DType dtype, Device device);
-
-/// The typed form.
-template <Element T>
-[[nodiscard]] Tensor<T> empty(std::span<const index_t> shape, Device device) {
-  return empty(shape, dtype_of<T>, device).template as<T>();
-}
 
 namespace detail {
 
