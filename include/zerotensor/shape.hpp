@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <span>
+#include <utility>
 
 #include "zerotensor/detail/checked_arithmetic.hpp"
 #include "zerotensor/extents.hpp"
@@ -69,6 +70,16 @@ template <class Shape>
     if (d > 0 && mul_overflows(step, extent > 1 ? extent : 1, step)) [[unlikely]]
       throw_stride_overflow(std::span<const index_t>(shape.data(), d), d, extent, shape[d]);
   }
+  return shape;
+}
+
+/// Column-major (Fortran-order) strides: the C-order strides of the reversed shape,
+/// reversed, with the same rules and checks.
+template <class Shape>
+[[nodiscard]] Shape column_major_strides(Shape shape) {
+  std::reverse(shape.begin(), shape.end());
+  shape = contiguous_strides(std::move(shape));
+  std::reverse(shape.begin(), shape.end());
   return shape;
 }
 

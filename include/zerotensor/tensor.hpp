@@ -14,7 +14,6 @@
 #include <utility>
 
 #include <Eigen/Core>
-#include <unsupported/Eigen/CXX11/Tensor>
 
 #include "zerotensor/buffer.hpp"
 #include "zerotensor/device.hpp"
@@ -37,14 +36,15 @@ std::string describe(DType dtype, std::span<const index_t> shape, std::span<cons
                                        std::span<const index_t> strides);
 [[noreturn]] void throw_index_out_of_range(index_t index, std::size_t dim, index_t extent);
 
-/// A shape as Eigen's tensor dimensions. Eigen::DSizes, not std::array: compiled for the
-/// GPU (nvcc), Eigen's arrays are its own type.
-template <int TensorRank>
-[[nodiscard]] Eigen::DSizes<index_t, TensorRank> eigen_dimensions(std::span<const index_t> shape) noexcept {
-  Eigen::DSizes<index_t, TensorRank> dims;
-  for (int d = 0; d < TensorRank; ++d) dims[d] = shape[std::size_t(d)];
-  return dims;
-}
+/// Eigen::TensorMap views of typed views: declared here, defined by
+/// <zerotensor/eigen_tensor.hpp>, so that only code asking for tensor() compiles Eigen's
+/// Tensor module.
+template <class Element, class = void>
+struct EigenTensorViews {
+  static_assert(sizeof(Element) == 0,
+                "zt::Tensor::tensor(): #include <zerotensor/eigen_tensor.hpp> (Eigen's Tensor module) for "
+                "Eigen::TensorMap views.");
+};
 
 /// Selects Tensor's constructor from spans.
 struct FromSpans {
@@ -90,10 +90,6 @@ class Tensor {
   using MatrixMap =
       Eigen::Map<MapTarget<Eigen::Matrix<value_type, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>,
                  Eigen::Unaligned, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
-  template <int TensorRank>
-  using TensorMap =
-      Eigen::TensorMap<MapTarget<Eigen::Tensor<value_type, TensorRank, Eigen::RowMajor, index_t>>>;
-
   /// A view over memory the caller vouches for: `shape` and `strides` (in elements) must
   /// stay inside it and `owner` (empty: borrowed) must keep it alive. The constructor
   /// functions (frombuffer, asarray, ...) validate and then build through this.
@@ -192,20 +188,14 @@ class Tensor {
                      Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(strides_[0], strides_[1]));
   }
 
-  /// A contiguous tensor of static rank as a row-major Eigen::TensorMap.
-  [[nodiscard]] TensorMap<int(Rank)> tensor() const
-    requires(Rank != dynamic)
-  {
-    return tensor_map<int(Rank)>();
-  }
-
-  /// The same for a dynamic-rank tensor whose rank is `TensorRank` (ValueError otherwise).
-  template <int TensorRank>
-  [[nodiscard]] TensorMap<TensorRank> tensor() const
-    requires(Rank == dynamic)
-  {
-    if (rank() != std::size_t(TensorRank)) detail::throw_rank_mismatch("tensor()", TensorRank, rank());
-    return tensor_map<TensorRank>();
+  /// A contiguous tensor as a row-major Eigen::TensorMap of rank `TensorRank`: the static
+  /// rank, or named for a dynamic-rank tensor (`t.tensor<3>()`; ValueError when the rank
+  /// differs). ValueError when not contiguous, DeviceError for memory the host cannot
+  /// touch. Needs <zerotensor/eigen_tensor.hpp>.
+  template <int TensorRank = (Rank == dynamic ? -1 : int(Rank)), class Views = detail::EigenTensorViews<T>>
+    requires(TensorRank >= 0 && (Rank == dynamic || TensorRank == int(Rank)))
+  [[nodiscard]] auto tensor() const {
+    return Views::template map<TensorRank>(*this);
   }
 
  private:
@@ -229,13 +219,6 @@ class Tensor {
 
   void require_host(const char* operation) const {
     if (!device_.is_host_accessible()) detail::throw_not_host_accessible(operation, device_);
-  }
-
-  template <int TensorRank>
-  [[nodiscard]] TensorMap<TensorRank> tensor_map() const {
-    require_host("tensor()");
-    if (!is_contiguous()) detail::throw_not_contiguous("tensor()", shape_, strides_);
-    return TensorMap<TensorRank>(data_, detail::eigen_dimensions<TensorRank>(shape_));
   }
 
   T* data_;
