@@ -1,5 +1,6 @@
 // DLPack import (the checks and the view behind from_dlpack) and export (to_dlpack).
 #include <algorithm>
+#include <bit>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -124,7 +125,7 @@ constexpr auto dtype_by_code_and_width = [] {
   for (auto& row : table) row.fill(-1);
   for (DType dtype : all_dtypes) {
     const DLPackType type = dlpack_types[std::size_t(dtype)];
-    table[std::size_t(type.code)][std::size_t(__builtin_ctz(type.bits)) - 3] = std::int8_t(dtype);
+    table[std::size_t(type.code)][std::size_t(std::countr_zero(type.bits)) - 3] = std::int8_t(dtype);
   }
   return table;
 }();
@@ -132,7 +133,7 @@ constexpr auto dtype_by_code_and_width = [] {
 DType dtype_from_dlpack(dlpack::DataType type) {
   const bool byte_multiple = type.bits >= 8 && (type.bits & (type.bits - 1)) == 0;
   if (type.lanes == 1 && type.code < dtype_by_code_and_width.size() && byte_multiple) {
-    const std::int8_t found = dtype_by_code_and_width[type.code][std::size_t(__builtin_ctz(type.bits)) - 3];
+    const std::int8_t found = dtype_by_code_and_width[type.code][std::size_t(std::countr_zero(type.bits)) - 3];
     if (found >= 0) return DType(found);
   }
   throw_unsupported_type(type);
@@ -197,13 +198,13 @@ ByteReach byte_reach(std::span<const index_t> shape, std::span<const index_t> st
   bool overflow = false;
   for (std::size_t d = 0; d < shape.size(); ++d) {
     index_t reach = 0;
-    overflow |= __builtin_mul_overflow(shape[d] - 1, strides[d], &reach);
-    overflow |= reach < 0 ? __builtin_add_overflow(low, reach, &low) : __builtin_add_overflow(high, reach, &high);
+    overflow |= detail::mul_overflows(shape[d] - 1, strides[d], reach);
+    overflow |= reach < 0 ? detail::add_overflows(low, reach, low) : detail::add_overflows(high, reach, high);
   }
   const auto size = static_cast<index_t>(itemsize);
   ByteReach bytes{};
-  overflow |= __builtin_mul_overflow(low, -size, &bytes.below) || __builtin_add_overflow(high, 1, &high) ||
-              __builtin_mul_overflow(high, size, &bytes.above);
+  overflow |= detail::mul_overflows(low, -size, bytes.below) || detail::add_overflows(high, index_t{1}, high) ||
+              detail::mul_overflows(high, size, bytes.above);
   if (overflow) throw_span_overflow(shape, strides, itemsize);
   return bytes;
 }
@@ -216,11 +217,11 @@ std::byte* first_element(const void* data, std::uint64_t byte_offset, std::span<
   if (count == 0 && address == 0) return nullptr;  // the spec's empty tensor: nothing to offset
   if (address == 0) throw_null_data(shape, count);
   std::uintptr_t start = 0;
-  if (__builtin_add_overflow(address, byte_offset, &start)) throw_offset_wraps(data, byte_offset);
+  if (detail::add_overflows(address, byte_offset, start)) throw_offset_wraps(data, byte_offset);
   if (count > 0) {
     const ByteReach reach = byte_reach(shape, strides, itemsize(dtype));
     std::uintptr_t end = 0;
-    if (start < std::uintptr_t(reach.below) || __builtin_add_overflow(start, std::uintptr_t(reach.above), &end))
+    if (start < std::uintptr_t(reach.below) || detail::add_overflows(start, std::uintptr_t(reach.above), end))
       throw_outside_address_space(shape, strides, start);
     if ((start & (alignment(dtype) - 1)) != 0) throw_misaligned(data, byte_offset, start, dtype);  // a power of 2
   }

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include <boost/endian/conversion.hpp>
+
 #include "file_io.hpp"
 #include "file_tensor.hpp"
 #include "zerotensor/mapped_file.hpp"
@@ -168,8 +170,8 @@ class HeaderParser {
       fail_expected(concat("an integer for dimension ", dim, " of 'shape'"));
     index_t value = 0;
     for (; position_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[position_])); ++position_) {
-      if (__builtin_mul_overflow(value, index_t{10}, &value) ||
-          __builtin_add_overflow(value, index_t(text_[position_] - '0'), &value))
+      if (detail::mul_overflows(value, index_t{10}, value) ||
+          detail::add_overflows(value, index_t(text_[position_] - '0'), value))
         fail(concat("dimension ", dim, " of 'shape' does not fit in 64 bits"));
     }
     accept('L');  // Python 2 long literals, as old NumPy wrote them
@@ -182,11 +184,7 @@ class HeaderParser {
   std::size_t position_ = 0;
 };
 
-std::uint32_t read_little_endian(const std::byte* bytes, std::size_t count) {
-  std::uint32_t value = 0;
-  for (std::size_t i = count; i-- > 0;) value = (value << 8) | std::to_integer<std::uint32_t>(bytes[i]);
-  return value;
-}
+const unsigned char* as_uchars(const std::byte* bytes) { return reinterpret_cast<const unsigned char*>(bytes); }
 
 /// The preamble's version and header length; returns the header text and the data offset.
 std::pair<std::string_view, std::size_t> locate_header(std::span<const std::byte> file, std::string_view description) {
@@ -204,7 +202,9 @@ std::pair<std::string_view, std::size_t> locate_header(std::span<const std::byte
   if (file.size() < preamble)
     throw ValueError(concat(description, ": truncated: ", file.size(), " bytes is too short for the ", preamble,
                             "-byte preamble of format ", major, ".0"));
-  const std::size_t header_length = read_little_endian(file.data() + 8, preamble - 8);
+  const unsigned char* length_field = as_uchars(file.data() + 8);
+  const std::size_t header_length = major == 1 ? boost::endian::load_little_u16(length_field)
+                                               : boost::endian::load_little_u32(length_field);
   if (header_length > file.size() - preamble)
     throw ValueError(concat(description, ": truncated header: the preamble announces ", header_length,
                             " header bytes but only ", file.size() - preamble, " follow"));
@@ -244,7 +244,10 @@ std::string npy_prefix(const std::string& dict) {
   std::string prefix(npy_magic);
   prefix += char(version_1 ? 1 : 2);
   prefix += char(0);
-  for (std::size_t i = 0; i < preamble - 8; ++i) prefix += char((header_length >> (8 * i)) & 0xFF);
+  unsigned char length[4];
+  if (version_1) boost::endian::store_little_u16(length, std::uint16_t(header_length));
+  else boost::endian::store_little_u32(length, std::uint32_t(header_length));
+  prefix.append(reinterpret_cast<const char*>(length), preamble - 8);
   prefix += dict;
   prefix.append(header_length - dict.size() - 1, ' ');
   prefix += '\n';
@@ -259,14 +262,9 @@ AnyTensor load_npy(const std::filesystem::path& path, LoadOptions options) {
   const auto [header_text, data_offset] = locate_header(mapping.bytes(), description);
   NpyHeader header = HeaderParser(header_text, description).parse();
 
-  index_t count = 0;
-  DynamicExtents strides;
-  try {
-    count = checked_numel(header.shape, itemsize(header.dtype));
-    strides = header.fortran_order ? detail::column_major_strides(header.shape) : detail::contiguous_strides(header.shape);
-  } catch (const ValueError& e) {
-    throw ValueError(detail::concat(description, ": ", e.what()));
-  }
+  const index_t count = checked_numel(header.shape, itemsize(header.dtype), description);
+  DynamicExtents strides = header.fortran_order ? detail::column_major_strides(header.shape, description)
+                                                : detail::contiguous_strides(header.shape, description);
   const std::size_t needed = std::size_t(count) * itemsize(header.dtype);
   const std::size_t available = mapping.size() - data_offset;
   if (needed > available)

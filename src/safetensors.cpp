@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include <boost/endian/conversion.hpp>
 #include <nlohmann/json.hpp>
 
 #include "file_io.hpp"
@@ -104,13 +105,9 @@ class HeaderReader {
     if (entry.begin > entry.end || entry.end > data_size_)
       fail(concat(where, ": data_offsets [", entry.begin, ", ", entry.end, "] lie outside the data area of ",
                   data_size_, " bytes"));
-    index_t count = 0;
-    try {
-      count = checked_numel(entry.shape, itemsize(entry.dtype));
-      entry.strides = detail::contiguous_strides(entry.shape);
-    } catch (const ValueError& e) {
-      fail(concat(where, ": ", e.what()));
-    }
+    const std::string context = concat(description_, ": ", where);
+    const index_t count = checked_numel(entry.shape, itemsize(entry.dtype), context);
+    entry.strides = detail::contiguous_strides(entry.shape, context);
     const std::uint64_t expected = std::uint64_t(count) * itemsize(entry.dtype);
     if (entry.end - entry.begin != expected)
       fail(concat(where, ": data_offsets [", entry.begin, ", ", entry.end, "] hold ", entry.end - entry.begin,
@@ -179,8 +176,7 @@ std::uint64_t read_header_length(std::span<const std::byte> file, std::string_vi
   if (file.size() < length_field)
     throw ValueError(concat(description, ": truncated: ", file.size(), " bytes is too short for the ",
                             length_field, "-byte header length"));
-  std::uint64_t length = 0;
-  for (std::size_t i = length_field; i-- > 0;) length = (length << 8) | std::to_integer<std::uint64_t>(file[i]);
+  const std::uint64_t length = boost::endian::load_little_u64(reinterpret_cast<const unsigned char*>(file.data()));
   if (length > max_header_length)
     throw ValueError(concat(description, ": header length ", length, " exceeds the limit of ", max_header_length,
                             " bytes"));
@@ -299,7 +295,7 @@ void save_safetensors(const std::filesystem::path& path, const std::map<std::str
   }
   text.append((header_alignment - text.size() % header_alignment) % header_alignment, ' ');
   std::array<std::byte, length_field> length{};
-  for (std::size_t i = 0; i < length_field; ++i) length[i] = std::byte((text.size() >> (8 * i)) & 0xFF);
+  boost::endian::store_little_u64(reinterpret_cast<unsigned char*>(length.data()), text.size());
   parts[0] = length;
   parts[1] = {reinterpret_cast<const std::byte*>(text.data()), text.size()};
   detail::write_file(path, parts);

@@ -29,7 +29,8 @@ namespace detail {
                                             std::size_t length);
 [[noreturn]] void throw_misaligned(const char* operation, const void* address, index_t offset, DType dtype);
 [[noreturn]] void throw_read_only_buffer(const char* operation, DType dtype);
-void check_bool_bytes(const std::byte* bytes, index_t count);
+/// ValueError naming the first byte that is not 0 or 1, after `context` when not empty.
+void check_bool_bytes(const std::byte* bytes, index_t count, std::string_view context = {});
 
 /// torch.frombuffer's checks, in its order, on `length` bytes; returns the element count.
 inline index_t frombuffer_count(std::size_t length, std::size_t itemsize, FromBufferOptions options) {
@@ -43,7 +44,7 @@ inline index_t frombuffer_count(std::size_t length, std::size_t itemsize, FromBu
     return remaining / size;
   }
   index_t requested = 0;
-  if (__builtin_mul_overflow(options.count, size, &requested) || requested > remaining)
+  if (detail::mul_overflows(options.count, size, requested) || requested > remaining)
     throw_frombuffer_too_long(options.count, itemsize, options.offset, length);
   return options.count;
 }
