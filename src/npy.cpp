@@ -266,7 +266,7 @@ AnyTensor load_npy(const std::filesystem::path& path, LoadOptions options) {
   DynamicExtents strides = header.fortran_order ? detail::column_major_strides(header.shape, description)
                                                 : detail::contiguous_strides(header.shape, description);
   const std::size_t needed = std::size_t(count) * itemsize(header.dtype);
-  const std::size_t available = mapping.size() - data_offset;
+  const std::size_t available = mapping.nbytes() - data_offset;
   if (needed > available)
     throw ValueError(detail::concat(description, ": shape ", detail::shape_string(header.shape), " of ", header.dtype,
                                     " needs ", needed, " bytes of data but the file holds ", available,

@@ -235,7 +235,7 @@ SafetensorsFile load_safetensors(const std::filesystem::path& path, LoadOptions 
   const std::uint64_t header_length = read_header_length(mapping.bytes(), description);
   const Json header = parse_header(mapping.bytes().subspan(length_field, header_length), description);
   const std::size_t data_start = length_field + header_length;
-  const HeaderReader reader(description, mapping.size() - data_start);
+  const HeaderReader reader(description, mapping.nbytes() - data_start);
 
   SafetensorsFile file;
   std::vector<Entry> entries;

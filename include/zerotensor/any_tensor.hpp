@@ -87,8 +87,8 @@ class AnyTensor {
     return const_cast<void*>(data_ptr());
   }
 
-  /// The typed view. TypeError when the dtype differs, when a static `Rank` differs from
-  /// rank(), or when `T` is not const but the memory is read-only.
+  /// The typed view. TypeError when the dtype differs or when `T` is not const but the
+  /// memory is read-only; ValueError when a static `Rank` differs from rank().
   template <Element T, std::size_t Rank = dynamic>
   [[nodiscard]] Tensor<T, Rank> as() const {
     using Value = std::remove_const_t<T>;

@@ -72,7 +72,7 @@ ElementRange frombuffer_range(const Buffer& buffer, FromBufferOptions options) {
     if (!buffer.is_writable()) throw_read_only_buffer("frombuffer", dtype);
   }
   if (!buffer.device().is_host_accessible()) throw_not_host_accessible("frombuffer", buffer.device());
-  const index_t count = frombuffer_count(buffer.size(), sizeof(T), options);
+  const index_t count = frombuffer_count(buffer.nbytes(), sizeof(T), options);
   require_host_memory("frombuffer", buffer.data());
   std::byte* start = buffer.address() + options.offset;
   check_alignment("frombuffer", start, options.offset, dtype);
