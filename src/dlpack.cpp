@@ -10,6 +10,7 @@
 #include <utility>
 #include <variant>
 
+#include "dtype_formats.hpp"
 #include "strided_walk.hpp"
 #include "zerotensor/from_dlpack.hpp"
 #include "zerotensor/to_dlpack.hpp"
@@ -21,26 +22,6 @@ using dlpack::DeviceType;
 using dlpack::TypeCode;
 
 // ---- dtype and device mapping, both directions --------------------------------------------
-
-struct DLPackType {
-  TypeCode code;
-  std::uint8_t bits;
-};
-
-/// DLPack's code and bits for each of the 15 dtypes, in DType order.
-constexpr std::array<DLPackType, dtype_count> dlpack_types = {{
-    {TypeCode::Bool, 8},     {TypeCode::UInt, 8},     {TypeCode::Int, 8},      {TypeCode::Int, 16},
-    {TypeCode::Int, 32},     {TypeCode::Int, 64},     {TypeCode::UInt, 16},    {TypeCode::UInt, 32},
-    {TypeCode::UInt, 64},    {TypeCode::Float, 16},   {TypeCode::Bfloat, 16},  {TypeCode::Float, 32},
-    {TypeCode::Float, 64},   {TypeCode::Complex, 64}, {TypeCode::Complex, 128},
-}};
-
-static_assert([] {
-  for (DType dtype : all_dtypes) {
-    if (dlpack_types[std::size_t(dtype)].bits != 8 * itemsize(dtype)) return false;
-  }
-  return true;
-}(), "dlpack_types: every dtype's DLPack width must equal its itemsize");
 
 /// "code 2 (float), 8 bits, 1 lane": how a refused DLPack type is named in messages.
 std::string describe_type(dlpack::DataType type) {
@@ -119,13 +100,13 @@ std::string describe_type(dlpack::DataType type) {
                                   "; DLPack bool data must be bytes 0 or 1"));
 }
 
-/// dlpack_types inverted: the dtype index for [code][log2(bits) - 3], or -1.
+/// dtype_formats' DLPack columns inverted: the dtype index for [code][log2(bits) - 3], or -1.
 constexpr auto dtype_by_code_and_width = [] {
   std::array<std::array<std::int8_t, 5>, 7> table{};
   for (auto& row : table) row.fill(-1);
   for (DType dtype : all_dtypes) {
-    const DLPackType type = dlpack_types[std::size_t(dtype)];
-    table[std::size_t(type.code)][std::size_t(std::countr_zero(type.bits)) - 3] = std::int8_t(dtype);
+    const detail::DTypeFormats& formats = detail::dtype_formats[std::size_t(dtype)];
+    table[std::size_t(formats.dlpack_code)][std::size_t(std::countr_zero(formats.dlpack_bits)) - 3] = std::int8_t(dtype);
   }
   return table;
 }();
@@ -312,12 +293,12 @@ Managed* export_view(const Tensor<T>& view) {
   std::copy_n(view.shape().data(), rank, shape);
   std::copy_n(view.strides().data(), rank, strides);
 
-  constexpr DLPackType type = dlpack_types[std::size_t(dtype_of<T>)];
+  constexpr detail::DTypeFormats formats = detail::dtype_formats[std::size_t(dtype_of<T>)];
   Managed& managed = block->managed;
   managed.dl_tensor = {view.numel() == 0 ? nullptr : const_cast<void*>(static_cast<const void*>(view.data())),
                        dlpack_device(view.device()),
                        std::int32_t(rank),
-                       {std::uint8_t(type.code), type.bits, 1},
+                       {std::uint8_t(formats.dlpack_code), formats.dlpack_bits, 1},
                        rank == 0 ? nullptr : shape,
                        rank == 0 ? nullptr : strides,
                        0};

@@ -8,6 +8,7 @@
 
 #include <boost/endian/conversion.hpp>
 
+#include "dtype_formats.hpp"
 #include "file_io.hpp"
 #include "file_tensor.hpp"
 #include "zerotensor/mapped_file.hpp"
@@ -29,17 +30,6 @@ struct NpyHeader {
   bool foreign_byte_order = false;
   bool fortran_order = false;
   DynamicExtents shape;
-};
-
-/// One element type a descr can name, without its byte-order character.
-struct DescrType {
-  std::string_view code;
-  DType dtype;
-};
-constexpr DescrType descr_types[] = {
-    {"b1", bool_},   {"u1", uint8},   {"i1", int8},     {"i2", int16},     {"i4", int32},
-    {"i8", int64},   {"u2", uint16},  {"u4", uint32},   {"u8", uint64},    {"f2", float16},
-    {"f4", float32}, {"f8", float64}, {"c8", complex64}, {"c16", complex128},
 };
 
 /// Reads the subset of Python literal syntax NumPy writes for a header:
@@ -140,12 +130,10 @@ class HeaderParser {
     const std::string descr = parse_string("the 'descr' string");
     const char order = descr.empty() ? '\0' : descr[0];
     const std::string_view code = descr.empty() ? std::string_view() : std::string_view(descr).substr(1);
-    const auto* found = std::find_if(std::begin(descr_types), std::end(descr_types),
-                                     [&](const DescrType& t) { return t.code == code; });
-    if (order == '\0' || std::string_view("<>=|").find(order) == std::string_view::npos ||
-        found == std::end(descr_types))
+    const std::optional<DType> dtype = detail::dtype_named<&detail::DTypeFormats::numpy>(code);
+    if (order == '\0' || std::string_view("<>=|").find(order) == std::string_view::npos || !dtype)
       fail(concat("unsupported dtype descr '", descr, "'"));
-    header.dtype = found->dtype;
+    header.dtype = *dtype;
     const bool little = std::endian::native == std::endian::little;
     header.foreign_byte_order = (order == '<' && !little) || (order == '>' && little);
   }
@@ -213,11 +201,9 @@ std::pair<std::string_view, std::size_t> locate_header(std::span<const std::byte
 
 /// "|b1", "<f4", ... in this machine's byte order; TypeError for bfloat16.
 std::string descr_of(DType dtype) {
-  if (dtype == bfloat16) throw TypeError("save_npy: NumPy has no bfloat16 dtype; convert with to(zt::float32) first");
-  const auto* found = std::find_if(std::begin(descr_types), std::end(descr_types),
-                                   [&](const DescrType& t) { return t.dtype == dtype; });
+  if (detail::dtype_formats[detail::table_index(dtype)].numpy.empty()) throw TypeError("save_npy: NumPy has no bfloat16 dtype; convert with to(zt::float32) first");
   const char order = itemsize(dtype) == 1 ? '|' : std::endian::native == std::endian::little ? '<' : '>';
-  return concat(order, found->code);
+  return concat(order, detail::dtype_formats[std::size_t(dtype)].numpy);
 }
 
 bool is_fortran_contiguous(const AnyTensor& tensor) {

@@ -12,6 +12,7 @@
 #include <boost/endian/conversion.hpp>
 #include <nlohmann/json.hpp>
 
+#include "dtype_formats.hpp"
 #include "file_io.hpp"
 #include "file_tensor.hpp"
 #include "zerotensor/mapped_file.hpp"
@@ -27,16 +28,6 @@ constexpr std::size_t length_field = 8;           // little-endian uint64 header
 constexpr std::uint64_t max_header_length = 100'000'000;  // the reference implementation's limit
 constexpr std::size_t header_alignment = 8;       // save pads the header so the data area starts aligned
 constexpr std::string_view metadata_key = "__metadata__";
-
-struct DTypeName {
-  std::string_view name;
-  DType dtype;
-};
-constexpr DTypeName dtype_names[] = {
-    {"BOOL", bool_},   {"U8", uint8},   {"I8", int8},       {"I16", int16},   {"I32", int32},
-    {"I64", int64},    {"U16", uint16}, {"U32", uint32},    {"U64", uint64},  {"F16", float16},
-    {"BF16", bfloat16}, {"F32", float32}, {"F64", float64}, {"C64", complex64},
-};
 
 /// How deep a header's containers may nest: the header object (depth 0) holds tensor
 /// objects and "__metadata__" (depth 1), which hold shape and offset arrays (depth 2).
@@ -148,11 +139,9 @@ class HeaderReader {
   DType dtype(const std::string& where, const Json& value) const {
     if (!value.is_string()) fail(concat(where, ": dtype must be a string; found ", json_prefix(value)));
     const auto text = value.get<std::string>();
-    const auto* found = std::find_if(std::begin(dtype_names), std::end(dtype_names),
-                                     [&](const DTypeName& d) { return d.name == text; });
-    if (found == std::end(dtype_names))
-      fail(concat(where, ": unsupported dtype '", text.substr(0, 48), text.size() > 48 ? "…'" : "'"));
-    return found->dtype;
+    const std::optional<DType> found = detail::dtype_named<&detail::DTypeFormats::safetensors>(text);
+    if (!found) fail(concat(where, ": unsupported dtype '", text.substr(0, 48), text.size() > 48 ? "…'" : "'"));
+    return *found;
   }
 
   DynamicExtents shape(const std::string& where, const Json& value) const {
@@ -213,11 +202,9 @@ Json parse_header(std::span<const std::byte> text, std::string_view description)
 }
 
 std::string_view dtype_name(DType dtype) {
-  const auto* found = std::find_if(std::begin(dtype_names), std::end(dtype_names),
-                                   [&](const DTypeName& d) { return d.dtype == dtype; });
-  if (found == std::end(dtype_names))
-    throw TypeError(concat("save_safetensors: safetensors has no ", dtype, " dtype"));
-  return found->name;
+  const std::string_view name = detail::dtype_formats[detail::table_index(dtype)].safetensors;
+  if (name.empty()) throw TypeError(concat("save_safetensors: safetensors has no ", dtype, " dtype"));
+  return name;
 }
 
 }  // namespace
