@@ -152,7 +152,7 @@ dlpack::Device dlpack_device(Device device) {
 /// One field of the producer's DLTensor (or a struct laid out like it), read from its
 /// memory: a foreign struct is never read through our types. Field by field, not a copy of
 /// the whole: GCC keeps such a copy on the stack and reads single fields back out of its
-/// 16-byte stores, a store-forwarding stall that cost a third of the import.
+/// 16-byte stores (a store-forwarding stall).
 template <class Field>
 Field read_field(const void* descriptor, std::size_t offset) noexcept {
   Field value;
@@ -166,7 +166,7 @@ std::span<const index_t> shape_of(std::int32_t ndim, const index_t* shape) {
 }
 
 /// Bytes from the first element back to the lowest one the view reaches, and forward to
-/// the end of the highest; DESIGN's required span is (below + above) / itemsize.
+/// the end of the highest; the required span is (below + above) / itemsize elements.
 struct ByteReach {
   index_t below;
   index_t above;
@@ -335,8 +335,8 @@ void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor) {
                           " has a different ABI; zerotensor reads major version ", dlpack::major_version));
 }
 
-// Flattened: the checks, the dtype dispatch and the view's construction in one body. The
-// call boundaries between them cost a seventh of the import; the error paths and the bool
+// Flattened: the checks, the dtype dispatch and the view's construction in one body, with
+// no call boundaries between them on the import's hot path; the error paths and the bool
 // walk stay out of line (noinline).
 [[gnu::flatten]] AnyTensor view_from_dlpack(const void* descriptor, bool read_only, KeepAlive&& owner) {
   using Descriptor = dlpack::Tensor;
@@ -355,7 +355,7 @@ void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor) {
                                    strides, dtype, count);
   // The device is read last and nothing is called before the view holds it: GCC spills a
   // Device live across a call as two narrow stores and reloads it as one wide load (a
-  // store-forwarding stall that cost a fifth of the import).
+  // store-forwarding stall).
   const Device device = device_from_dlpack(read_field<dlpack::Device>(descriptor, offsetof(Descriptor, device)));
   AnyTensor view = make_view(dtype, first, shape, strides, std::move(owner), device, !read_only);
   // On failure the view dies here and its owner runs the producer's deleter.

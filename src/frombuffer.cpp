@@ -16,9 +16,9 @@ void check_bool_bytes(const std::byte* bytes, index_t count, std::string_view co
 
 namespace {
 
-/// Builds the dynamic-rank view directly, skipping the typed Tensor<T, 1> in between. Not
-/// through detail::make_view: rank-1 extents from braced lists inline to two stores, where
-/// the span builder's run-time-length copy doubled this path (10 -> 22 ns).
+/// Builds the dynamic-rank view directly: rank-1 extents from braced lists inline to two
+/// stores, where detail::make_view's span builder copies a run-time length (the README's
+/// performance section has the figures).
 template <class T>
 AnyTensor any_view(Buffer& buffer, FromBufferOptions options) {
   const auto [start, count] = detail::frombuffer_range<T>(buffer, options);
