@@ -249,8 +249,8 @@ AnyTensor load_npy(const std::filesystem::path& path, LoadOptions options) {
   NpyHeader header = HeaderParser(header_text, description).parse();
 
   const index_t count = checked_numel(header.shape, itemsize(header.dtype), description);
-  DynamicExtents strides = header.fortran_order ? detail::column_major_strides(header.shape, description)
-                                                : detail::contiguous_strides(header.shape, description);
+  DynamicExtents strides = header.fortran_order ? detail::column_major_strides(header.shape)
+                                                : detail::contiguous_strides(header.shape);
   const std::size_t needed = std::size_t(count) * itemsize(header.dtype);
   const std::size_t available = mapping.nbytes() - data_offset;
   if (needed > available)

@@ -98,7 +98,7 @@ class HeaderReader {
                   data_size_, " bytes"));
     const std::string context = concat(description_, ": ", where);
     const index_t count = checked_numel(entry.shape, itemsize(entry.dtype), context);
-    entry.strides = detail::contiguous_strides(entry.shape, context);
+    entry.strides = detail::contiguous_strides(entry.shape);
     const std::uint64_t expected = std::uint64_t(count) * itemsize(entry.dtype);
     if (entry.end - entry.begin != expected)
       fail(concat(where, ": data_offsets [", entry.begin, ", ", entry.end, "] hold ", entry.end - entry.begin,

@@ -1,6 +1,6 @@
 #include "zerotensor/shape.hpp"
 
-#include <sstream>
+#include <algorithm>
 
 #include "zerotensor/error.hpp"
 
@@ -14,24 +14,19 @@ namespace {
 }  // namespace
 
 void throw_bad_shape(std::span<const index_t> shape, std::size_t itemsize, std::string_view context) {
-  index_t count = 1;
+  // An empty shape holds no element, but a copy of it needs C-order strides that fit.
+  const bool empty = std::find(shape.begin(), shape.end(), index_t{0}) != shape.end();
+  const std::string named = concat("shape ", shape_string(shape), empty ? " is empty, but its C-order strides" : "");
+  index_t steps = 1;
   for (std::size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] < 0)
       throw_in_context(context,
                        concat("negative extent ", shape[d], " in dimension ", d, " of shape ", shape_string(shape)));
-    if (mul_overflows(count, shape[d], count))
-      throw_in_context(context, concat("shape ", shape_string(shape), " has more than 2^63 elements"));
+    if (mul_overflows(steps, shape[d] > 1 ? shape[d] : 1, steps))
+      throw_in_context(context, concat(named, empty ? " span" : " has", " more than 2^63 elements"));
   }
-  throw_in_context(context,
-                   concat("shape ", shape_string(shape), " of ", itemsize, "-byte elements needs more than 2^63 bytes"));
-}
-
-void throw_stride_overflow(std::span<const index_t> leading_extents, std::size_t dim, index_t extent,
-                           index_t stride, std::string_view context) {
-  std::ostringstream leading;
-  for (index_t e : leading_extents) leading << e << ", ";
-  throw_in_context(context, concat("the C-order strides of shape (", leading.str(), "…) overflow 64 bits: dimension ",
-                                   dim - 1, " would step ", stride, " × ", extent, " elements"));
+  throw_in_context(context, concat(named, " of ", itemsize, "-byte elements ", empty ? "span" : "needs",
+                                   " more than 2^63 bytes"));
 }
 
 }  // namespace zt::detail

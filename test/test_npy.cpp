@@ -281,8 +281,13 @@ BOOST_AUTO_TEST_CASE(malformed_files_are_value_errors_naming_what_is_wrong) {
                   "shape (4611686018427387904, 4) has more than 2^63 elements");
   // Empty, but its strides would not fit in 64 bits.
   check_malformed(npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 4, 4611686018427387904, 4)}\n"),
-                  "the C-order strides of shape (0, 4, …) overflow 64 bits: dimension 1 would step 4 × "
-                  "4611686018427387904 elements");
+                  "shape (0, 4, 4611686018427387904, 4) is empty, but its C-order strides span more than 2^63 "
+                  "elements");
+  check_malformed(npy_bytes("{'descr': '<f8', 'fortran_order': True, 'shape': (0, 9223372036854775807, 2)}\n"),
+                  "shape (0, 9223372036854775807, 2) is empty, but its C-order strides span more than 2^63 elements");
+  check_malformed(npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 4611686018427387904)}\n"),
+                  "shape (0, 4611686018427387904) is empty, but its C-order strides of 8-byte elements span more "
+                  "than 2^63 bytes");
 }
 
 BOOST_AUTO_TEST_CASE(python_2_long_literals_in_the_shape_are_read) {

@@ -19,19 +19,24 @@ namespace detail {
 [[noreturn]] void throw_bad_shape(std::span<const index_t> shape, std::size_t itemsize, std::string_view context);
 }  // namespace detail
 
-/// Element count of `shape`, with ValueError for a negative extent or an overflow of the
-/// byte size `numel * itemsize`: the one place a shape is checked before memory exists.
+/// Element count of `shape`: the one place a shape is checked before memory exists.
+/// ValueError for a negative extent, or when the product of the extents — an extent of 0
+/// counted as 1, as the C-order strides count it — times `itemsize` does not fit in 64
+/// bits: so every accepted shape, empty or not, has C-order strides and can be copied.
 /// Inline: every view constructor calls it, and a call costs more than the loop.
 /// `context`, when given, opens the error message.
 [[nodiscard]] inline index_t checked_numel(std::span<const index_t> shape, std::size_t itemsize,
                                            std::string_view context = {}) {
-  index_t count = 1;
-  bool bad = false;
-  for (index_t extent : shape) bad |= extent < 0 || detail::mul_overflows(count, extent, count);
+  index_t steps = 1;
+  bool bad = false, empty = false;
+  for (index_t extent : shape) {
+    bad |= extent < 0 || detail::mul_overflows(steps, extent > 1 ? extent : 1, steps);
+    empty |= extent == 0;
+  }
   index_t bytes = 0;
-  bad |= detail::mul_overflows(count, static_cast<index_t>(itemsize), bytes);
+  bad |= detail::mul_overflows(steps, static_cast<index_t>(itemsize), bytes);
   if (bad) [[unlikely]] detail::throw_bad_shape(shape, itemsize, context);
-  return count;
+  return empty ? 0 : steps;
 }
 
 namespace detail {
@@ -56,34 +61,26 @@ namespace detail {
   return true;
 }
 
-/// contiguous_strides' error: the extents before dimension `dim` are `leading_extents`,
-/// and dimension `dim` (extent `extent`) steps `stride` elements.
-[[noreturn]] void throw_stride_overflow(std::span<const index_t> leading_extents, std::size_t dim, index_t extent,
-                                        index_t stride, std::string_view context);
-
-/// C-order strides for `shape`. As PyTorch, an extent of 0 steps like an extent of 1, so
-/// shape (2, 0) has strides (1, 1). ValueError when a stride does not fit in 64 bits,
-/// which only an empty shape can cause (a shape with elements has passed checked_numel).
+/// C-order strides for a shape that passed checked_numel (so no stride overflows). As
+/// PyTorch, an extent of 0 steps like an extent of 1: shape (2, 0) has strides (1, 1).
 /// Takes the shape by value and overwrites it, so a temporary shape costs no copy.
-/// `context`, when given, opens the error message.
 template <class Shape>
-[[nodiscard]] Shape contiguous_strides(Shape shape, std::string_view context = {}) {
+[[nodiscard]] Shape contiguous_strides(Shape shape) noexcept {
   index_t step = 1;
   for (std::size_t d = shape.size(); d-- > 0;) {
     const index_t extent = shape[d];
     shape[d] = step;
-    if (d > 0 && mul_overflows(step, extent > 1 ? extent : 1, step)) [[unlikely]]
-      throw_stride_overflow(std::span<const index_t>(shape.data(), d), d, extent, shape[d], context);
+    step *= extent > 1 ? extent : 1;
   }
   return shape;
 }
 
 /// Column-major (Fortran-order) strides: the C-order strides of the reversed shape,
-/// reversed, with the same rules and checks.
+/// reversed, with the same rules.
 template <class Shape>
-[[nodiscard]] Shape column_major_strides(Shape shape, std::string_view context = {}) {
+[[nodiscard]] Shape column_major_strides(Shape shape) noexcept {
   std::reverse(shape.begin(), shape.end());
-  shape = contiguous_strides(std::move(shape), context);
+  shape = contiguous_strides(std::move(shape));
   std::reverse(shape.begin(), shape.end());
   return shape;
 }
