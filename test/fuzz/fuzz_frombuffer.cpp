@@ -49,9 +49,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   const auto view = unless_refused([&] { return frombuffer(make_buffer(), dtype, options); });
   if (view) check_view(*view, buffer, bytes.size(), dtype, options, read_only);
+  // asarray views what frombuffer views with no count or offset, and copies a misaligned start.
+  const auto whole = unless_refused([&] { return frombuffer(make_buffer(), dtype); });
+  const auto array = unless_refused([&] { return asarray(make_buffer(), {.dtype = dtype}); });
   if (!is_valid(dtype)) {
-    require(!view, "frombuffer accepted dtype byte " + std::to_string(unsigned(dtype)));
+    require(!view && !whole && !array, "frombuffer or asarray accepted dtype byte " + std::to_string(unsigned(dtype)));
     return 0;
+  }
+  if (array) inspect(*array);
+  if (whole) {
+    require(array.has_value(), "asarray(Buffer) refused what frombuffer views");
+    require_same_elements(*whole, *array, "asarray(Buffer) against frombuffer");
   }
 
   // The typed form takes the same decisions as the run-time one.
@@ -65,13 +73,5 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (typed) check_view(*typed, buffer, bytes.size(), dtype, options, read_only);
   });
 
-  // asarray views what frombuffer views with no count or offset, and copies a misaligned start.
-  const auto whole = unless_refused([&] { return frombuffer(make_buffer(), dtype); });
-  const auto array = unless_refused([&] { return asarray(make_buffer(), {.dtype = dtype}); });
-  if (array) inspect(*array);
-  if (whole) {
-    require(array.has_value(), "asarray(Buffer) refused what frombuffer views");
-    require_same_elements(*whole, *array, "asarray(Buffer) against frombuffer");
-  }
   return 0;
 }
