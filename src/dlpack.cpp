@@ -9,6 +9,7 @@
 #include <utility>
 #include <variant>
 
+#include "strided_walk.hpp"
 #include "zerotensor/from_dlpack.hpp"
 #include "zerotensor/storage.hpp"
 #include "zerotensor/to_dlpack.hpp"
@@ -227,21 +228,35 @@ std::byte* first_element(const void* data, std::uint64_t byte_offset, std::span<
   return reinterpret_cast<std::byte*>(start);
 }
 
-/// Walks every element in C order (any strides) and refuses a byte other than 0 or 1.
+/// Refuses a bool element whose byte is not 0 or 1, reading each byte of memory once:
+/// extent-1 dimensions are never stepped and broadcast (stride-0) dimensions repeat bytes
+/// already read, so the walk leaves both out. A bad byte is named by its first index in
+/// C order (index 0 in every left-out dimension).
 [[gnu::noinline]] void check_bool_elements(const std::byte* first, std::span<const index_t> shape,
-                                           std::span<const index_t> strides, index_t count) {
-  DynamicExtents index(shape.size(), 0);
-  index_t offset = 0;
-  for (index_t n = 0; n < count; ++n) {
-    const auto value = std::to_integer<unsigned>(first[offset]);
-    if (value > 1) throw_bad_bool(index, value);
-    for (std::size_t d = shape.size(); d-- > 0;) {
-      offset += strides[d];
-      if (++index[d] < shape[d]) break;
-      offset -= strides[d] * shape[d];
-      index[d] = 0;
-    }
+                                           std::span<const index_t> strides) {
+  const auto stepped = [&](std::size_t d) { return shape[d] > 1 && strides[d] != 0; };
+  std::size_t rank = 0;
+  for (std::size_t d = 0; d < shape.size(); ++d) rank += stepped(d) ? 1 : 0;
+  DynamicExtents walked_shape(rank, 0), walked_strides(rank, 0), walked_dims(rank, 0);
+  for (std::size_t d = 0, k = 0; d < shape.size(); ++d) {
+    if (!stepped(d)) continue;
+    walked_shape[k] = shape[d];
+    walked_strides[k] = strides[d];
+    walked_dims[k++] = index_t(d);
   }
+  const index_t inner_stride = rank == 0 ? 0 : walked_strides[rank - 1];
+  detail::for_each_row<1>(
+      walked_shape, {walked_strides},
+      [&](const std::array<index_t, 1>& offset, index_t length, std::span<const index_t> outer) {
+        for (index_t i = 0; i < length; ++i) {
+          const auto value = std::to_integer<unsigned>(first[offset[0] + i * inner_stride]);
+          if (value <= 1) [[likely]] continue;
+          DynamicExtents index(shape.size(), 0);
+          for (std::size_t k = 0; k < outer.size(); ++k) index[std::size_t(walked_dims[k])] = outer[k];
+          if (rank > 0) index[std::size_t(walked_dims[rank - 1])] = i;
+          throw_bad_bool(index, value);
+        }
+      });
 }
 
 // ---- owner control blocks -------------------------------------------------------------------
@@ -299,7 +314,7 @@ Managed* export_view(const Tensor<T>& view) {
 
   constexpr DLPackType type = dlpack_types[std::size_t(dtype_of<T>)];
   Managed& managed = block->managed;
-  managed.dl_tensor = {view.numel() == 0 ? nullptr : static_cast<void*>(view.data()),
+  managed.dl_tensor = {view.numel() == 0 ? nullptr : const_cast<void*>(static_cast<const void*>(view.data())),
                        dlpack_device(view.device()),
                        std::int32_t(rank),
                        {std::uint8_t(type.code), type.bits, 1},
@@ -313,7 +328,7 @@ Managed* export_view(const Tensor<T>& view) {
 
 template <class Managed>
 Managed* export_tensor(const AnyTensor& tensor) {
-  return std::visit([](const auto& view) { return export_view<Managed>(view); }, tensor.variant());
+  return tensor.visit([](const auto& view) { return export_view<Managed>(view); });
 }
 
 }  // namespace
@@ -363,7 +378,7 @@ void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor) {
   const Device device = device_from_dlpack(read_field<dlpack::Device>(descriptor, offsetof(Descriptor, device)));
   AnyTensor view = make_view(dtype, first, shape, strides, std::move(owner), device, !read_only);
   // On failure the view dies here and its owner runs the producer's deleter.
-  if (dtype == bool_ && device.is_host_accessible()) check_bool_elements(first, shape, strides, count);
+  if (dtype == bool_ && count > 0 && device.is_host_accessible()) check_bool_elements(first, shape, strides);
   return view;
 }
 

@@ -137,10 +137,10 @@ class HeaderParser {
       fail("'descr' is a list: structured dtypes are not supported");
     const std::string descr = parse_string("the 'descr' string");
     const char order = descr.empty() ? '\0' : descr[0];
-    const std::string_view code = std::string_view(descr).substr(1);
+    const std::string_view code = descr.empty() ? std::string_view() : std::string_view(descr).substr(1);
     const auto* found = std::find_if(std::begin(descr_types), std::end(descr_types),
                                      [&](const DescrType& t) { return t.code == code; });
-    if (std::string_view("<>=|").find(order) == std::string_view::npos || order == '\0' ||
+    if (order == '\0' || std::string_view("<>=|").find(order) == std::string_view::npos ||
         found == std::end(descr_types))
       fail(concat("unsupported dtype descr '", descr, "'"));
     header.dtype = found->dtype;
@@ -211,13 +211,11 @@ std::pair<std::string_view, std::size_t> locate_header(std::span<const std::byte
   return {start.substr(preamble, header_length), preamble + header_length};
 }
 
-DynamicExtents fortran_strides(const DynamicExtents& shape) {
-  DynamicExtents strides = shape;
-  index_t step = 1;
-  for (std::size_t d = 0; d < shape.size(); ++d) {
-    strides[d] = step;
-    step *= shape[d];
-  }
+/// Column-major strides: C order of the reversed shape, reversed.
+DynamicExtents fortran_strides(DynamicExtents shape) {
+  std::reverse(shape.begin(), shape.end());
+  DynamicExtents strides = detail::contiguous_strides(std::move(shape));
+  std::reverse(strides.begin(), strides.end());
   return strides;
 }
 
@@ -270,8 +268,10 @@ AnyTensor load_npy(const std::filesystem::path& path, LoadOptions options) {
   NpyHeader header = HeaderParser(header_text, description).parse();
 
   index_t count = 0;
+  DynamicExtents strides;
   try {
     count = checked_numel(header.shape, itemsize(header.dtype));
+    strides = header.fortran_order ? fortran_strides(header.shape) : detail::contiguous_strides(header.shape);
   } catch (const ValueError& e) {
     throw ValueError(detail::concat(description, ": ", e.what()));
   }
@@ -281,8 +281,6 @@ AnyTensor load_npy(const std::filesystem::path& path, LoadOptions options) {
     throw ValueError(detail::concat(description, ": shape ", detail::shape_string(header.shape), " of ", header.dtype,
                                     " needs ", needed, " bytes of data but the file holds ", available,
                                     " after the header"));
-  DynamicExtents strides =
-      header.fortran_order ? fortran_strides(header.shape) : detail::contiguous_strides(header.shape);
   const detail::StoredTensor stored{data_offset, header.dtype, std::move(header.shape), std::move(strides),
                                     header.foreign_byte_order};
   return detail::load_stored_tensor(mapping, stored, options, detail::concat(description, ": array"));

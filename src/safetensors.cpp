@@ -5,6 +5,8 @@
 #include <bit>
 #include <cstdint>
 #include <limits>
+#include <set>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -35,11 +37,38 @@ constexpr DTypeName dtype_names[] = {
     {"BF16", bfloat16}, {"F32", float32}, {"F64", float64}, {"C64", complex64},
 };
 
+/// How deep a header's containers may nest: the header object (depth 0) holds tensor
+/// objects and "__metadata__" (depth 1), which hold shape and offset arrays (depth 2).
+constexpr int max_container_depth = 2;
+
+/// A bad value as at most about `limit` characters of JSON: messages name what was found
+/// without printing a whole, possibly huge, value.
+std::string json_prefix(const Json& value, std::size_t limit = 48) {
+  std::string text;
+  if (value.is_string()) {
+    text = Json(value.get_ref<const std::string&>().substr(0, limit)).dump();
+  } else if (!value.is_structured()) {
+    text = value.dump();
+  } else {
+    const bool array = value.is_array();
+    text = array ? "[" : "{";
+    for (auto item = value.begin(); item != value.end() && text.size() <= limit; ++item) {
+      if (item != value.begin()) text += ',';
+      if (!array) text += Json(item.key()).dump() + ':';
+      text += json_prefix(*item, limit);
+    }
+    text += array ? ']' : '}';
+  }
+  if (text.size() > limit) text.replace(limit, std::string::npos, "…");
+  return text;
+}
+
 /// One tensor entry of the header, validated against the data area.
 struct Entry {
   std::string name;
   DType dtype;
   DynamicExtents shape;
+  DynamicExtents strides;
   std::uint64_t begin;  // bytes from the start of the data area
   std::uint64_t end;
 };
@@ -65,11 +94,11 @@ class HeaderReader {
   Entry entry(const std::string& name, const Json& value) const {
     const std::string where = concat("tensor '", name, "'");
     if (!value.is_object()) fail(concat(where, " must be an object; found ", value.type_name()));
-    Entry entry{name, dtype(where, field(where, value, "dtype")), shape(where, field(where, value, "shape")), 0, 0};
+    Entry entry{name, dtype(where, field(where, value, "dtype")), shape(where, field(where, value, "shape")), {}, 0, 0};
     const Json& offsets = field(where, value, "data_offsets");
     if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
         !offsets[1].is_number_unsigned())
-      fail(concat(where, ": data_offsets must be two non-negative integers; found ", offsets.dump()));
+      fail(concat(where, ": data_offsets must be two non-negative integers; found ", json_prefix(offsets)));
     entry.begin = offsets[0].get<std::uint64_t>();
     entry.end = offsets[1].get<std::uint64_t>();
     if (entry.begin > entry.end || entry.end > data_size_)
@@ -78,6 +107,7 @@ class HeaderReader {
     index_t count = 0;
     try {
       count = checked_numel(entry.shape, itemsize(entry.dtype));
+      entry.strides = detail::contiguous_strides(entry.shape);
     } catch (const ValueError& e) {
       fail(concat(where, ": ", e.what()));
     }
@@ -88,17 +118,27 @@ class HeaderReader {
     return entry;
   }
 
-  /// Two tensors may not share bytes; empty tensors hold none.
-  void check_no_overlap(std::vector<Entry>& entries) const {
-    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.begin < b.begin; });
-    const Entry* reach = nullptr;  // the non-empty entry ending furthest so far
+  /// As the reference implementation: sorted by offsets, the tensors fill the data area
+  /// from its first byte to its last, each starting where the one before ends (no holes,
+  /// no overlap, an empty tensor only between two others, no bytes after the last).
+  void check_layout(std::vector<Entry>& entries) const {
+    std::sort(entries.begin(), entries.end(),
+              [](const Entry& a, const Entry& b) { return std::tie(a.begin, a.end) < std::tie(b.begin, b.end); });
+    const Entry* previous = nullptr;
     for (const Entry& entry : entries) {
-      if (entry.begin == entry.end) continue;
-      if (reach != nullptr && entry.begin < reach->end)
-        fail(concat("tensors '", reach->name, "' [", reach->begin, ", ", reach->end, ") and '", entry.name, "' [",
-                    entry.begin, ", ", entry.end, ") overlap"));
-      if (reach == nullptr || entry.end > reach->end) reach = &entry;
+      const std::uint64_t expected = previous == nullptr ? 0 : previous->end;
+      if (entry.begin < expected)
+        fail(concat("tensors '", previous->name, "' [", previous->begin, ", ", previous->end, ") and '", entry.name,
+                    "' [", entry.begin, ", ", entry.end, ") overlap"));
+      if (entry.begin > expected)
+        fail(concat("bytes [", expected, ", ", entry.begin, ") of the data area belong to no tensor (a hole before '",
+                    entry.name, "' [", entry.begin, ", ", entry.end, "))"));
+      previous = &entry;
     }
+    const std::uint64_t end = previous == nullptr ? 0 : previous->end;
+    if (end != data_size_)
+      fail(concat(data_size_ - end, " bytes after the last tensor: the tensors end at byte ", end,
+                  " of a data area of ", data_size_, " bytes"));
   }
 
  private:
@@ -109,21 +149,23 @@ class HeaderReader {
   }
 
   DType dtype(const std::string& where, const Json& value) const {
-    if (!value.is_string()) fail(concat(where, ": dtype must be a string; found ", value.dump()));
+    if (!value.is_string()) fail(concat(where, ": dtype must be a string; found ", json_prefix(value)));
     const auto text = value.get<std::string>();
     const auto* found = std::find_if(std::begin(dtype_names), std::end(dtype_names),
                                      [&](const DTypeName& d) { return d.name == text; });
-    if (found == std::end(dtype_names)) fail(concat(where, ": unsupported dtype '", text, "'"));
+    if (found == std::end(dtype_names))
+      fail(concat(where, ": unsupported dtype '", text.substr(0, 48), text.size() > 48 ? "…'" : "'"));
     return found->dtype;
   }
 
   DynamicExtents shape(const std::string& where, const Json& value) const {
-    if (!value.is_array()) fail(concat(where, ": shape must be an array; found ", value.dump()));
+    if (!value.is_array()) fail(concat(where, ": shape must be an array; found ", json_prefix(value)));
     DynamicExtents extents(value.size(), 0);
     for (std::size_t d = 0; d < value.size(); ++d) {
       if (!value[d].is_number_unsigned() ||
           value[d].get<std::uint64_t>() > std::uint64_t(std::numeric_limits<index_t>::max()))
-        fail(concat(where, ": dimension ", d, " of shape ", value.dump(), " is not a non-negative 64-bit integer"));
+        fail(concat(where, ": dimension ", d, " of shape ", json_prefix(value),
+                    " is not a non-negative 64-bit integer"));
       extents[d] = index_t(value[d].get<std::uint64_t>());
     }
     return extents;
@@ -148,11 +190,24 @@ std::uint64_t read_header_length(std::span<const std::byte> file, std::string_vi
   return length;
 }
 
+/// The header as JSON, refusing containers nested deeper than a header's and a tensor
+/// name given twice (JSON would keep only the last), both while parsing.
 Json parse_header(std::span<const std::byte> text, std::string_view description) {
+  std::set<std::string, std::less<>> names;
+  const auto check = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    const bool opens = event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start;
+    if (opens && depth > max_container_depth)
+      throw ValueError(concat(description, ": the header nests JSON deeper than ", max_container_depth + 1,
+                              " levels; a safetensors header is an object of tensor objects holding arrays of "
+                              "integers"));
+    if (event == Json::parse_event_t::key && depth == 1 && !names.insert(parsed.get<std::string>()).second)
+      throw ValueError(concat(description, ": the header names '", parsed.get_ref<const std::string&>(), "' twice"));
+    return true;
+  };
   const auto* begin = reinterpret_cast<const char*>(text.data());
   Json header;
   try {
-    header = Json::parse(begin, begin + text.size());
+    header = Json::parse(begin, begin + text.size(), check);
   } catch (const Json::exception& e) {
     throw ValueError(concat(description, ": the header is not valid JSON: ", e.what()));
   }
@@ -196,13 +251,12 @@ SafetensorsFile load_safetensors(const std::filesystem::path& path, LoadOptions 
       entries.push_back(reader.entry(key, value));
     }
   }
-  reader.check_no_overlap(entries);
+  reader.check_layout(entries);
 
   const bool foreign = std::endian::native != std::endian::little;
   for (Entry& entry : entries) {
-    DynamicExtents strides = detail::contiguous_strides(entry.shape);
     const detail::StoredTensor stored{data_start + entry.begin, entry.dtype, std::move(entry.shape),
-                                      std::move(strides), foreign};
+                                      std::move(entry.strides), foreign};
     file.tensors.emplace(entry.name, detail::load_stored_tensor(mapping, stored, options,
                                                                 concat(description, ": tensor '", entry.name, "'")));
   }

@@ -17,6 +17,7 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "zerotensor/buffer.hpp"
+#include "zerotensor/detail/checked_arithmetic.hpp"
 #include "zerotensor/device.hpp"
 #include "zerotensor/dtype.hpp"
 #include "zerotensor/error.hpp"
@@ -46,8 +47,14 @@ namespace detail {
   return true;
 }
 
+/// contiguous_strides' error: the extents before dimension `dim` are `leading_extents`,
+/// and dimension `dim` (extent `extent`) steps `stride` elements.
+[[noreturn]] void throw_stride_overflow(std::span<const index_t> leading_extents, std::size_t dim, index_t extent,
+                                        index_t stride);
+
 /// C-order strides for `shape`. As PyTorch, an extent of 0 steps like an extent of 1, so
-/// shape (2, 0) has strides (1, 1).
+/// shape (2, 0) has strides (1, 1). ValueError when a stride does not fit in 64 bits,
+/// which only an empty shape can cause (a shape with elements has passed checked_numel).
 /// Takes the shape by value and overwrites it, so a temporary shape costs no copy.
 template <class Shape>
 [[nodiscard]] Shape contiguous_strides(Shape shape) {
@@ -55,7 +62,8 @@ template <class Shape>
   for (std::size_t d = shape.size(); d-- > 0;) {
     const index_t extent = shape[d];
     shape[d] = step;
-    step *= extent > 1 ? extent : 1;
+    if (d > 0 && mul_overflows(step, extent > 1 ? extent : 1, step)) [[unlikely]]
+      throw_stride_overflow(std::span<const index_t>(shape.data(), d), d, extent, shape[d]);
   }
   return shape;
 }
@@ -102,7 +110,7 @@ struct FromSpans {
 
 /// Converts between static and dynamic extents; the ranks are known to agree.
 template <class Shape>
-Shape to_extents(std::span<const index_t> values) {
+Shape to_extents(std::span<const index_t> values) noexcept(!std::is_same_v<Shape, DynamicExtents>) {
   if constexpr (std::is_same_v<Shape, DynamicExtents>) {
     return DynamicExtents(values);
   } else {
@@ -170,14 +178,10 @@ class Tensor {
              (R == Rank || Rank == dynamic || R == dynamic)
   explicit(R == dynamic && Rank != dynamic) Tensor(const Tensor<U, R>& other)
       : data_(other.data()),
-        shape_(detail::to_extents<extents_type>(other.shape())),
+        shape_(detail::to_extents<extents_type>(checked_rank(other.shape()))),
         strides_(detail::to_extents<extents_type>(other.strides())),
         device_(other.device()),
-        owner_(other.owner()) {
-    if constexpr (R == dynamic && Rank != dynamic) {
-      if (other.rank() != Rank) detail::throw_rank_mismatch("Tensor conversion", Rank, other.rank());
-    }
-  }
+        owner_(other.owner()) {}
 
   [[nodiscard]] T* data() const noexcept { return data_; }
   [[nodiscard]] const extents_type& shape() const noexcept { return shape_; }
@@ -270,6 +274,14 @@ class Tensor {
     std::size_t dim = 0;
     ((offset += index_t(index) * strides_[dim++]), ...);
     return offset;
+  }
+
+  /// `extents` when they have this tensor's rank: checked before they are copied into a
+  /// static rank's array.
+  static std::span<const index_t> checked_rank(std::span<const index_t> extents) {
+    if (Rank != dynamic && extents.size() != Rank)
+      detail::throw_rank_mismatch("Tensor conversion", Rank, extents.size());
+    return extents;
   }
 
   void require_host(const char* operation) const {
