@@ -99,7 +99,8 @@ void import(M& managed, const Expected& expected) {
   require(!expected.must_refuse, "from_dlpack accepted a descriptor it must refuse");
   const bool backed = expected.backed;
   check_import(*view, managed.dl_tensor, expected.strides, expected.read_only, expected.count);
-  if (backed) inspect(*view);
+  // An empty view reads nothing, but must still copy.
+  if (backed || view->numel() == 0) inspect(*view);
   const AnyTensor again = from_dlpack(to_dlpack(*view));
   // An empty view is exported with NULL data, as DLPack allows.
   require((view->numel() == 0 || again.data_ptr() == view->data_ptr()) &&
