@@ -30,11 +30,14 @@ for harness in "$build"/test/fuzz/fuzz_*; do
   artifacts="$build/artifacts/$name/"
   mkdir -p "$artifacts" "$build/corpus/$name"
 
-  printf -- '--- fuzz_%s: stored inputs\n' "$name"
-  # -runs=0 executes each stored input once without mutating it.
-  if ! "$harness" "${options[@]}" -timeout=10 -runs=0 -artifact_prefix="$artifacts" "${stored[@]}" > "$log" 2>&1; then
+  inputs=()
+  [ ${#stored[@]} -eq 0 ] || mapfile -t inputs < <(find "${stored[@]}" -type f -o -type l | sort)
+  printf -- '--- fuzz_%s: %d stored inputs\n' "$name" "${#inputs[@]}"
+  # Files named on the command line are each run once, as they are.
+  if [ ${#inputs[@]} -ne 0 ] && ! "$harness" "${options[@]}" -timeout=10 -artifact_prefix="$artifacts" "${inputs[@]}" > "$log" 2>&1; then
     tail -n 40 "$log"
-    echo "FAILED: fuzz_$name crashes on a stored input (regressions or seeds); full log: $log" >&2
+    echo "FAILED: fuzz_$name crashes on the stored input $(grep '^Running: ' "$log" | tail -n 1 | cut -c10-);" \
+      "full log: $log" >&2
     failed+=("fuzz_$name (stored inputs)")
     continue
   fi
