@@ -3,9 +3,9 @@
 #include <cstring>
 
 #include "zerotensor/convert.hpp"
-#include "zerotensor/device_copy.hpp"
+#include "zerotensor/detail/device_copy.hpp"
 #include "zerotensor/frombuffer.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/empty.hpp"
 
 namespace zt {
 namespace detail {

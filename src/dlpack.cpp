@@ -11,7 +11,6 @@
 
 #include "strided_walk.hpp"
 #include "zerotensor/from_dlpack.hpp"
-#include "zerotensor/storage.hpp"
 #include "zerotensor/to_dlpack.hpp"
 
 namespace zt {

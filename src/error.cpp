@@ -34,14 +34,6 @@ void throw_not_contiguous(const char* operation, std::span<const index_t> shape,
                           ", strides ", shape_string(strides)));
 }
 
-void throw_stride_overflow(std::span<const index_t> leading_extents, std::size_t dim, index_t extent,
-                           index_t stride) {
-  std::ostringstream leading;
-  for (index_t e : leading_extents) leading << e << ", ";
-  throw ValueError(concat("the C-order strides of shape (", leading.str(), "…) overflow 64 bits: dimension ", dim - 1,
-                          " would step ", stride, " × ", extent, " elements"));
-}
-
 void throw_index_out_of_range(index_t index, std::size_t dim, index_t extent) {
   throw ValueError(concat("index ", index, " is out of range for dimension ", dim, " with size ", extent));
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "zerotensor/frombuffer.hpp"
+#include "zerotensor/empty.hpp"
 #include "zerotensor/storage.hpp"
 
 namespace zt::detail {

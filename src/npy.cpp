@@ -9,7 +9,7 @@
 #include "file_io.hpp"
 #include "file_tensor.hpp"
 #include "zerotensor/mapped_file.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/empty.hpp"
 
 namespace zt {
 namespace {
@@ -211,14 +211,6 @@ std::pair<std::string_view, std::size_t> locate_header(std::span<const std::byte
   return {start.substr(preamble, header_length), preamble + header_length};
 }
 
-/// Column-major strides: C order of the reversed shape, reversed.
-DynamicExtents fortran_strides(DynamicExtents shape) {
-  std::reverse(shape.begin(), shape.end());
-  DynamicExtents strides = detail::contiguous_strides(std::move(shape));
-  std::reverse(strides.begin(), strides.end());
-  return strides;
-}
-
 /// "|b1", "<f4", ... in this machine's byte order; TypeError for bfloat16.
 std::string descr_of(DType dtype) {
   if (dtype == bfloat16) throw TypeError("save_npy: NumPy has no bfloat16 dtype; convert with to(zt::float32) first");
@@ -271,7 +263,7 @@ AnyTensor load_npy(const std::filesystem::path& path, LoadOptions options) {
   DynamicExtents strides;
   try {
     count = checked_numel(header.shape, itemsize(header.dtype));
-    strides = header.fortran_order ? fortran_strides(header.shape) : detail::contiguous_strides(header.shape);
+    strides = header.fortran_order ? detail::column_major_strides(header.shape) : detail::contiguous_strides(header.shape);
   } catch (const ValueError& e) {
     throw ValueError(detail::concat(description, ": ", e.what()));
   }

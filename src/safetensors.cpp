@@ -14,7 +14,7 @@
 #include "file_io.hpp"
 #include "file_tensor.hpp"
 #include "zerotensor/mapped_file.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/empty.hpp"
 
 namespace zt {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "file_io.hpp"
 #include "zerotensor/frombuffer.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/empty.hpp"
 
 namespace zt {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "zerotensor/convert.hpp"
 #include "zerotensor/shares_memory.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/empty.hpp"
 #include "message_check.hpp"
 
 namespace {

@@ -21,7 +21,7 @@
 #include "zerotensor/dlpack_asarray.hpp"
 #include "zerotensor/from_dlpack.hpp"
 #include "zerotensor/shares_memory.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/empty.hpp"
 #include "zerotensor/to_dlpack.hpp"
 
 #if __has_include(<dlpack/dlpack.h>)

@@ -11,7 +11,7 @@
 #include "file_test_support.hpp"
 #include "zerotensor/npy.hpp"
 #include "zerotensor/shares_memory.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/empty.hpp"
 
 using zt_test::data_file;
 using zt_test::read_bytes;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "zerotensor/eigen_tensor.hpp"
 #include "zerotensor/tensor.hpp"
 #include "message_check.hpp"
 

@@ -11,7 +11,7 @@
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/buffer.hpp"
-#include "zerotensor/host_memory.hpp"
+#include "zerotensor/detail/host_memory.hpp"
 
 namespace zt {
 
