@@ -1,5 +1,6 @@
 // DLPack import (the checks and the view behind from_dlpack) and export (to_dlpack).
 #include <algorithm>
+#include <bit>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <utility>
 #include <variant>
 
+#include "dtype_formats.hpp"
 #include "strided_walk.hpp"
 #include "zerotensor/from_dlpack.hpp"
 #include "zerotensor/to_dlpack.hpp"
@@ -20,26 +22,6 @@ using dlpack::DeviceType;
 using dlpack::TypeCode;
 
 // ---- dtype and device mapping, both directions --------------------------------------------
-
-struct DLPackType {
-  TypeCode code;
-  std::uint8_t bits;
-};
-
-/// DLPack's code and bits for each of the 15 dtypes, in DType order.
-constexpr std::array<DLPackType, dtype_count> dlpack_types = {{
-    {TypeCode::Bool, 8},     {TypeCode::UInt, 8},     {TypeCode::Int, 8},      {TypeCode::Int, 16},
-    {TypeCode::Int, 32},     {TypeCode::Int, 64},     {TypeCode::UInt, 16},    {TypeCode::UInt, 32},
-    {TypeCode::UInt, 64},    {TypeCode::Float, 16},   {TypeCode::Bfloat, 16},  {TypeCode::Float, 32},
-    {TypeCode::Float, 64},   {TypeCode::Complex, 64}, {TypeCode::Complex, 128},
-}};
-
-static_assert([] {
-  for (DType dtype : all_dtypes) {
-    if (dlpack_types[std::size_t(dtype)].bits != 8 * itemsize(dtype)) return false;
-  }
-  return true;
-}(), "dlpack_types: every dtype's DLPack width must equal its itemsize");
 
 /// "code 2 (float), 8 bits, 1 lane": how a refused DLPack type is named in messages.
 std::string describe_type(dlpack::DataType type) {
@@ -118,13 +100,13 @@ std::string describe_type(dlpack::DataType type) {
                                   "; DLPack bool data must be bytes 0 or 1"));
 }
 
-/// dlpack_types inverted: the dtype index for [code][log2(bits) - 3], or -1.
+/// dtype_formats' DLPack columns inverted: the dtype index for [code][log2(bits) - 3], or -1.
 constexpr auto dtype_by_code_and_width = [] {
   std::array<std::array<std::int8_t, 5>, 7> table{};
   for (auto& row : table) row.fill(-1);
   for (DType dtype : all_dtypes) {
-    const DLPackType type = dlpack_types[std::size_t(dtype)];
-    table[std::size_t(type.code)][std::size_t(__builtin_ctz(type.bits)) - 3] = std::int8_t(dtype);
+    const detail::DTypeFormats& formats = detail::dtype_formats[std::size_t(dtype)];
+    table[std::size_t(formats.dlpack_code)][std::size_t(std::countr_zero(formats.dlpack_bits)) - 3] = std::int8_t(dtype);
   }
   return table;
 }();
@@ -132,7 +114,7 @@ constexpr auto dtype_by_code_and_width = [] {
 DType dtype_from_dlpack(dlpack::DataType type) {
   const bool byte_multiple = type.bits >= 8 && (type.bits & (type.bits - 1)) == 0;
   if (type.lanes == 1 && type.code < dtype_by_code_and_width.size() && byte_multiple) {
-    const std::int8_t found = dtype_by_code_and_width[type.code][std::size_t(__builtin_ctz(type.bits)) - 3];
+    const std::int8_t found = dtype_by_code_and_width[type.code][std::size_t(std::countr_zero(type.bits)) - 3];
     if (found >= 0) return DType(found);
   }
   throw_unsupported_type(type);
@@ -170,7 +152,7 @@ dlpack::Device dlpack_device(Device device) {
 /// One field of the producer's DLTensor (or a struct laid out like it), read from its
 /// memory: a foreign struct is never read through our types. Field by field, not a copy of
 /// the whole: GCC keeps such a copy on the stack and reads single fields back out of its
-/// 16-byte stores, a store-forwarding stall that cost a third of the import.
+/// 16-byte stores (a store-forwarding stall).
 template <class Field>
 Field read_field(const void* descriptor, std::size_t offset) noexcept {
   Field value;
@@ -184,7 +166,7 @@ std::span<const index_t> shape_of(std::int32_t ndim, const index_t* shape) {
 }
 
 /// Bytes from the first element back to the lowest one the view reaches, and forward to
-/// the end of the highest; DESIGN's required span is (below + above) / itemsize.
+/// the end of the highest; the required span is (below + above) / itemsize elements.
 struct ByteReach {
   index_t below;
   index_t above;
@@ -197,13 +179,13 @@ ByteReach byte_reach(std::span<const index_t> shape, std::span<const index_t> st
   bool overflow = false;
   for (std::size_t d = 0; d < shape.size(); ++d) {
     index_t reach = 0;
-    overflow |= __builtin_mul_overflow(shape[d] - 1, strides[d], &reach);
-    overflow |= reach < 0 ? __builtin_add_overflow(low, reach, &low) : __builtin_add_overflow(high, reach, &high);
+    overflow |= detail::mul_overflows(shape[d] - 1, strides[d], reach);
+    overflow |= reach < 0 ? detail::add_overflows(low, reach, low) : detail::add_overflows(high, reach, high);
   }
   const auto size = static_cast<index_t>(itemsize);
   ByteReach bytes{};
-  overflow |= __builtin_mul_overflow(low, -size, &bytes.below) || __builtin_add_overflow(high, 1, &high) ||
-              __builtin_mul_overflow(high, size, &bytes.above);
+  overflow |= detail::mul_overflows(low, -size, bytes.below) || detail::add_overflows(high, index_t{1}, high) ||
+              detail::mul_overflows(high, size, bytes.above);
   if (overflow) throw_span_overflow(shape, strides, itemsize);
   return bytes;
 }
@@ -216,11 +198,11 @@ std::byte* first_element(const void* data, std::uint64_t byte_offset, std::span<
   if (count == 0 && address == 0) return nullptr;  // the spec's empty tensor: nothing to offset
   if (address == 0) throw_null_data(shape, count);
   std::uintptr_t start = 0;
-  if (__builtin_add_overflow(address, byte_offset, &start)) throw_offset_wraps(data, byte_offset);
+  if (detail::add_overflows(address, byte_offset, start)) throw_offset_wraps(data, byte_offset);
   if (count > 0) {
     const ByteReach reach = byte_reach(shape, strides, itemsize(dtype));
     std::uintptr_t end = 0;
-    if (start < std::uintptr_t(reach.below) || __builtin_add_overflow(start, std::uintptr_t(reach.above), &end))
+    if (start < std::uintptr_t(reach.below) || detail::add_overflows(start, std::uintptr_t(reach.above), end))
       throw_outside_address_space(shape, strides, start);
     if ((start & (alignment(dtype) - 1)) != 0) throw_misaligned(data, byte_offset, start, dtype);  // a power of 2
   }
@@ -311,12 +293,12 @@ Managed* export_view(const Tensor<T>& view) {
   std::copy_n(view.shape().data(), rank, shape);
   std::copy_n(view.strides().data(), rank, strides);
 
-  constexpr DLPackType type = dlpack_types[std::size_t(dtype_of<T>)];
+  constexpr detail::DTypeFormats formats = detail::dtype_formats[std::size_t(dtype_of<T>)];
   Managed& managed = block->managed;
   managed.dl_tensor = {view.numel() == 0 ? nullptr : const_cast<void*>(static_cast<const void*>(view.data())),
                        dlpack_device(view.device()),
                        std::int32_t(rank),
-                       {std::uint8_t(type.code), type.bits, 1},
+                       {std::uint8_t(formats.dlpack_code), formats.dlpack_bits, 1},
                        rank == 0 ? nullptr : shape,
                        rank == 0 ? nullptr : strides,
                        0};
@@ -353,8 +335,8 @@ void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor) {
                           " has a different ABI; zerotensor reads major version ", dlpack::major_version));
 }
 
-// Flattened: the checks, the dtype dispatch and the view's construction in one body. The
-// call boundaries between them cost a seventh of the import; the error paths and the bool
+// Flattened: the checks, the dtype dispatch and the view's construction in one body, with
+// no call boundaries between them on the import's hot path; the error paths and the bool
 // walk stay out of line (noinline).
 [[gnu::flatten]] AnyTensor view_from_dlpack(const void* descriptor, bool read_only, KeepAlive&& owner) {
   using Descriptor = dlpack::Tensor;
@@ -373,7 +355,7 @@ void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor) {
                                    strides, dtype, count);
   // The device is read last and nothing is called before the view holds it: GCC spills a
   // Device live across a call as two narrow stores and reloads it as one wide load (a
-  // store-forwarding stall that cost a fifth of the import).
+  // store-forwarding stall).
   const Device device = device_from_dlpack(read_field<dlpack::Device>(descriptor, offsetof(Descriptor, device)));
   AnyTensor view = make_view(dtype, first, shape, strides, std::move(owner), device, !read_only);
   // On failure the view dies here and its owner runs the producer's deleter.

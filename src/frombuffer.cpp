@@ -5,20 +5,20 @@
 namespace zt {
 
 namespace detail {
-void check_bool_bytes(const std::byte* bytes, index_t count) {
+void check_bool_bytes(const std::byte* bytes, index_t count, std::string_view context) {
   const auto* end = bytes + count;
   const auto* bad = std::find_if(bytes, end, [](std::byte b) { return std::to_integer<unsigned>(b) > 1; });
   if (bad != end)
-    throw ValueError(concat("bool data must be bytes 0 or 1; element ", bad - bytes, " is byte ",
-                            std::to_integer<unsigned>(*bad)));
+    throw ValueError(concat(context, context.empty() ? "" : ": ", "bool data must be bytes 0 or 1; element ",
+                            bad - bytes, " is byte ", std::to_integer<unsigned>(*bad)));
 }
 }  // namespace detail
 
 namespace {
 
-/// Builds the dynamic-rank view directly, skipping the typed Tensor<T, 1> in between. Not
-/// through detail::make_view: rank-1 extents from braced lists inline to two stores, where
-/// the span builder's run-time-length copy doubled this path (10 -> 22 ns).
+/// Builds the dynamic-rank view directly: rank-1 extents from braced lists inline to two
+/// stores, where detail::make_view's span builder copies a run-time length (the README's
+/// performance section has the figures).
 template <class T>
 AnyTensor any_view(Buffer& buffer, FromBufferOptions options) {
   const auto [start, count] = detail::frombuffer_range<T>(buffer, options);

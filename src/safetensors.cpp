@@ -9,8 +9,10 @@
 #include <tuple>
 #include <vector>
 
+#include <boost/endian/conversion.hpp>
 #include <nlohmann/json.hpp>
 
+#include "dtype_formats.hpp"
 #include "file_io.hpp"
 #include "file_tensor.hpp"
 #include "zerotensor/mapped_file.hpp"
@@ -26,16 +28,6 @@ constexpr std::size_t length_field = 8;           // little-endian uint64 header
 constexpr std::uint64_t max_header_length = 100'000'000;  // the reference implementation's limit
 constexpr std::size_t header_alignment = 8;       // save pads the header so the data area starts aligned
 constexpr std::string_view metadata_key = "__metadata__";
-
-struct DTypeName {
-  std::string_view name;
-  DType dtype;
-};
-constexpr DTypeName dtype_names[] = {
-    {"BOOL", bool_},   {"U8", uint8},   {"I8", int8},       {"I16", int16},   {"I32", int32},
-    {"I64", int64},    {"U16", uint16}, {"U32", uint32},    {"U64", uint64},  {"F16", float16},
-    {"BF16", bfloat16}, {"F32", float32}, {"F64", float64}, {"C64", complex64},
-};
 
 /// How deep a header's containers may nest: the header object (depth 0) holds tensor
 /// objects and "__metadata__" (depth 1), which hold shape and offset arrays (depth 2).
@@ -104,13 +96,9 @@ class HeaderReader {
     if (entry.begin > entry.end || entry.end > data_size_)
       fail(concat(where, ": data_offsets [", entry.begin, ", ", entry.end, "] lie outside the data area of ",
                   data_size_, " bytes"));
-    index_t count = 0;
-    try {
-      count = checked_numel(entry.shape, itemsize(entry.dtype));
-      entry.strides = detail::contiguous_strides(entry.shape);
-    } catch (const ValueError& e) {
-      fail(concat(where, ": ", e.what()));
-    }
+    const std::string context = concat(description_, ": ", where);
+    const index_t count = checked_numel(entry.shape, itemsize(entry.dtype), context);
+    entry.strides = detail::contiguous_strides(entry.shape, context);
     const std::uint64_t expected = std::uint64_t(count) * itemsize(entry.dtype);
     if (entry.end - entry.begin != expected)
       fail(concat(where, ": data_offsets [", entry.begin, ", ", entry.end, "] hold ", entry.end - entry.begin,
@@ -151,11 +139,9 @@ class HeaderReader {
   DType dtype(const std::string& where, const Json& value) const {
     if (!value.is_string()) fail(concat(where, ": dtype must be a string; found ", json_prefix(value)));
     const auto text = value.get<std::string>();
-    const auto* found = std::find_if(std::begin(dtype_names), std::end(dtype_names),
-                                     [&](const DTypeName& d) { return d.name == text; });
-    if (found == std::end(dtype_names))
-      fail(concat(where, ": unsupported dtype '", text.substr(0, 48), text.size() > 48 ? "…'" : "'"));
-    return found->dtype;
+    const std::optional<DType> found = detail::dtype_named<&detail::DTypeFormats::safetensors>(text);
+    if (!found) fail(concat(where, ": unsupported dtype '", text.substr(0, 48), text.size() > 48 ? "…'" : "'"));
+    return *found;
   }
 
   DynamicExtents shape(const std::string& where, const Json& value) const {
@@ -179,8 +165,7 @@ std::uint64_t read_header_length(std::span<const std::byte> file, std::string_vi
   if (file.size() < length_field)
     throw ValueError(concat(description, ": truncated: ", file.size(), " bytes is too short for the ",
                             length_field, "-byte header length"));
-  std::uint64_t length = 0;
-  for (std::size_t i = length_field; i-- > 0;) length = (length << 8) | std::to_integer<std::uint64_t>(file[i]);
+  const std::uint64_t length = boost::endian::load_little_u64(reinterpret_cast<const unsigned char*>(file.data()));
   if (length > max_header_length)
     throw ValueError(concat(description, ": header length ", length, " exceeds the limit of ", max_header_length,
                             " bytes"));
@@ -217,11 +202,9 @@ Json parse_header(std::span<const std::byte> text, std::string_view description)
 }
 
 std::string_view dtype_name(DType dtype) {
-  const auto* found = std::find_if(std::begin(dtype_names), std::end(dtype_names),
-                                   [&](const DTypeName& d) { return d.dtype == dtype; });
-  if (found == std::end(dtype_names))
-    throw TypeError(concat("save_safetensors: safetensors has no ", dtype, " dtype"));
-  return found->name;
+  const std::string_view name = detail::dtype_formats[detail::table_index(dtype)].safetensors;
+  if (name.empty()) throw TypeError(concat("save_safetensors: safetensors has no ", dtype, " dtype"));
+  return name;
 }
 
 }  // namespace
@@ -239,7 +222,7 @@ SafetensorsFile load_safetensors(const std::filesystem::path& path, LoadOptions 
   const std::uint64_t header_length = read_header_length(mapping.bytes(), description);
   const Json header = parse_header(mapping.bytes().subspan(length_field, header_length), description);
   const std::size_t data_start = length_field + header_length;
-  const HeaderReader reader(description, mapping.size() - data_start);
+  const HeaderReader reader(description, mapping.nbytes() - data_start);
 
   SafetensorsFile file;
   std::vector<Entry> entries;
@@ -299,7 +282,7 @@ void save_safetensors(const std::filesystem::path& path, const std::map<std::str
   }
   text.append((header_alignment - text.size() % header_alignment) % header_alignment, ' ');
   std::array<std::byte, length_field> length{};
-  for (std::size_t i = 0; i < length_field; ++i) length[i] = std::byte((text.size() >> (8 * i)) & 0xFF);
+  boost::endian::store_little_u64(reinterpret_cast<unsigned char*>(length.data()), text.size());
   parts[0] = length;
   parts[1] = {reinterpret_cast<const std::byte*>(text.data()), text.size()};
   detail::write_file(path, parts);

@@ -352,7 +352,7 @@ BOOST_AUTO_TEST_CASE(maps_the_whole_file_by_default_read_only) {
   TempDir dir;
   write_bytes(dir / "f8.bin", one_to_eight());
   const zt::Buffer bytes = zt::map_file(dir / "f8.bin");
-  BOOST_TEST(bytes.size() == 8u);
+  BOOST_TEST(bytes.nbytes() == 8u);
   BOOST_TEST(!bytes.is_writable());
   BOOST_TEST(bytes.owner() != nullptr);
   BOOST_TEST(std::to_integer<int>(bytes.data()[7]) == 8);
@@ -362,7 +362,7 @@ BOOST_AUTO_TEST_CASE(an_empty_file_gives_an_empty_buffer_without_a_mapping) {
   TempDir dir;
   write_bytes(dir / "e.bin", {});
   const zt::Buffer bytes = zt::map_file(dir / "e.bin", {.access = zt::MapAccess::copy_on_write});
-  BOOST_TEST(bytes.size() == 0u);
+  BOOST_TEST(bytes.nbytes() == 0u);
   BOOST_TEST(bytes.owner() == nullptr);
 }
 

@@ -87,8 +87,8 @@ class AnyTensor {
     return const_cast<void*>(data_ptr());
   }
 
-  /// The typed view. TypeError when the dtype differs, when a static `Rank` differs from
-  /// rank(), or when `T` is not const but the memory is read-only.
+  /// The typed view. TypeError when the dtype differs or when `T` is not const but the
+  /// memory is read-only; ValueError when a static `Rank` differs from rank().
   template <Element T, std::size_t Rank = dynamic>
   [[nodiscard]] Tensor<T, Rank> as() const {
     using Value = std::remove_const_t<T>;
@@ -135,7 +135,7 @@ class AnyTensor {
 
  private:
   /// The variant alternative for a typed view: moved in whole when it already is one (each
-  /// extra move of its extents costs view creation a nanosecond), rebuilt otherwise.
+  /// extra move of its extents shows in view creation), rebuilt otherwise.
   template <class T, std::size_t Rank>
   static variant_type alternative(Tensor<T, Rank>&& tensor) {
     using Value = std::remove_const_t<T>;
