@@ -31,7 +31,8 @@ void count_deleter_call(M*) {
 }
 
 /// Bytes below and above the first element that the view reaches, computed as DLPack's
-/// consumers must: each product and sum overflow-checked.
+/// consumers must: each product and sum overflow-checked (with the compiler's builtins,
+/// not the library's helper: the oracle shares no code with what it checks).
 struct Span {
   index_t below = 0;
   index_t above = 0;  // up to the end of the highest element
