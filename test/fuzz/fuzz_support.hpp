@@ -1,7 +1,8 @@
 // What every libFuzzer harness in test/fuzz/ shares: reading structured values from the
 // fuzz input, a scratch file for the parsers that take a path, and the checks run on each
-// tensor a harness gets back — every element read (so ASan catches a view that reaches
-// outside its memory and UBSan a bool byte other than 0 or 1) and a copy compared with it.
+// tensor a harness gets back — its elements read (so ASan catches a view that reaches
+// outside its memory and UBSan a bool byte other than 0 or 1; see read_every_element for
+// the bound on huge views) and a copy compared with it.
 //
 // A harness accepts zt::Error (the library's documented refusals) and nothing else: any
 // other exception escapes and libFuzzer reports it as a crash.
@@ -20,6 +21,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <zerotensor/zerotensor.hpp>
@@ -109,30 +111,38 @@ class ScratchFile {
 
 namespace detail {
 
-/// Calls `f(offset)` with the element offset of every distinct element of the view: a
-/// dimension of stride 0 (a broadcast) is visited at index 0 only, so a view of 2^60
-/// broadcast elements costs one read while every address it can reach is still read.
+/// Calls `f(offset)` with the element offset of each distinct element of a non-empty view,
+/// in C order, the first `limit` only: a dimension of stride 0 (a broadcast) is visited at
+/// index 0 only, so a view of 2^60 broadcast elements costs one read while every address
+/// it can reach is still read.
 template <class F>
-void for_each_distinct_offset(std::span<const index_t> shape, std::span<const index_t> strides, F&& f) {
-  for (index_t extent : shape) {
-    if (extent == 0) return;
-  }
+void for_each_distinct_offset(std::span<const index_t> shape, std::span<const index_t> strides, index_t limit,
+                              F&& f) {
   const std::size_t rank = shape.size();
   std::vector<index_t> index(rank, 0);
-  for (;;) {
+  for (index_t visited = 0; visited < limit; ++visited) {
     index_t offset = 0;
     for (std::size_t d = 0; d < rank; ++d) offset += index[d] * strides[d];
     f(offset);
     std::size_t d = rank;
-    while (d > 0) {
-      --d;
-      const index_t visited = strides[d] == 0 ? 1 : shape[d];
-      if (++index[d] < visited) break;
-      index[d] = 0;
-      if (d == 0) return;
+    for (; d > 0; --d) {
+      const index_t steps = strides[d - 1] == 0 ? 1 : shape[d - 1];
+      if (++index[d - 1] < steps) break;
+      index[d - 1] = 0;
     }
-    if (rank == 0) return;
+    if (d == 0) return;  // every index wrapped: the last element was visited
   }
+}
+
+/// The offsets of a non-empty view's lowest and highest elements; every element lies
+/// between them.
+inline std::pair<index_t, index_t> extreme_offsets(std::span<const index_t> shape, std::span<const index_t> strides) {
+  index_t lowest = 0, highest = 0;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    const index_t step = (shape[d] - 1) * strides[d];
+    (step < 0 ? lowest : highest) += step;
+  }
+  return {lowest, highest};
 }
 
 /// Reads one element so the compiler cannot drop the load (a bool load is where UBSan
@@ -155,12 +165,21 @@ bool same_bits(const T& a, const U& b) {
 /// only measure the allocator.
 inline constexpr index_t max_compared_elements = index_t{1} << 16;
 
-/// Reads every distinct element of `tensor`; a tensor the host cannot touch is left alone.
+/// The most elements a harness reads of one view: overlapping strides can make billions of
+/// elements out of a few bytes.
+inline constexpr index_t max_read_elements = index_t{1} << 22;
+
+/// Reads every distinct element of `tensor`, or for a view of more than max_read_elements,
+/// its lowest and highest elements (which bound every address it reaches) and its first
+/// max_read_elements. A tensor the host cannot touch is left alone.
 inline void read_every_element(const AnyTensor& tensor) {
-  if (!tensor.device().is_host_accessible()) return;
+  if (!tensor.device().is_host_accessible() || tensor.numel() == 0) return;
   tensor.visit([](const auto& typed) {
     const auto* data = typed.data();
-    detail::for_each_distinct_offset(typed.shape(), typed.strides(),
+    const auto [lowest, highest] = detail::extreme_offsets(typed.shape(), typed.strides());
+    detail::read_element(data + lowest);
+    detail::read_element(data + highest);
+    detail::for_each_distinct_offset(typed.shape(), typed.strides(), max_read_elements,
                                      [&](index_t offset) { detail::read_element(data + offset); });
   });
 }
