@@ -36,7 +36,7 @@ for harness in "$build"/test/fuzz/fuzz_*; do
   # Files named on the command line are each run once, as they are.
   if [ ${#inputs[@]} -ne 0 ] && ! "$harness" "${options[@]}" -timeout=10 -artifact_prefix="$artifacts" "${inputs[@]}" > "$log" 2>&1; then
     tail -n 40 "$log"
-    echo "FAILED: fuzz_$name crashes on the stored input $(grep '^Running: ' "$log" | tail -n 1 | cut -c10-);" \
+    echo "FAILED: fuzz_$name fails (crash, sanitizer report, failed check or timeout) on the stored input $(grep '^Running: ' "$log" | tail -n 1 | cut -c10-);" \
       "full log: $log" >&2
     failed+=("fuzz_$name (stored inputs)")
     continue
