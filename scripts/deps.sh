@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # Installs the Debian packages named on the command line that are not installed yet.
-# Usage: scripts/deps.sh core|test|bench|all
+# Usage: scripts/deps.sh core|test|bench|fuzz|all
 set -euo pipefail
 
 core=(cmake make g++ libeigen3-dev libboost-dev nlohmann-json3-dev)
 test=(libboost-test-dev libdlpack-dev libtorch-dev python3-numpy)
 bench=(libbenchmark-dev)
+# libFuzzer and the sanitizer runtimes come with clang's runtime package; llvm gives
+# llvm-symbolizer, which names the lines of a crash's stack.
+fuzz=(clang libclang-rt-14-dev llvm)
 
 case "${1:-core}" in
   core) wanted=("${core[@]}") ;;
   test) wanted=("${core[@]}" "${test[@]}") ;;
   bench) wanted=("${core[@]}" "${bench[@]}") ;;
-  all) wanted=("${core[@]}" "${test[@]}" "${bench[@]}") ;;
-  *) echo "usage: $0 core|test|bench|all" >&2; exit 2 ;;
+  fuzz) wanted=("${core[@]}" "${fuzz[@]}") ;;
+  all) wanted=("${core[@]}" "${test[@]}" "${bench[@]}" "${fuzz[@]}") ;;
+  *) echo "usage: $0 core|test|bench|fuzz|all" >&2; exit 2 ;;
 esac
 
 missing=()
