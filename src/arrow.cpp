@@ -1,0 +1,800 @@
+// Arrow import: the schema's type and extension parsed once per call, the array's levels
+// checked against it, then one view (or, for bool, unaligned data and filled nulls, one copy).
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "zerotensor/convert.hpp"
+#include "zerotensor/from_arrow.hpp"
+#include "zerotensor/storage.hpp"
+
+#if ZT_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace zt {
+namespace {
+
+// ---- checked arithmetic on foreign numbers ----------------------------------------------------
+
+/// a * b + c, or false when it leaves int64 or a term is negative.
+bool mul_add(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t& out) {
+  return a >= 0 && b >= 0 && c >= 0 && !__builtin_mul_overflow(a, b, &out) && !__builtin_add_overflow(out, c, &out);
+}
+
+// ---- the type: format strings, metadata, the fixed_shape_tensor extension ---------------------
+
+/// Every tensor dimension an import can make: the row dimension and 31 from the type.
+constexpr std::size_t max_rank = 32;
+
+/// One-character primitive formats, and their dtypes.
+struct Primitive {
+  char format;
+  DType dtype;
+};
+constexpr std::array<Primitive, 11> primitives = {{{'c', int8},
+                                                   {'C', uint8},
+                                                   {'s', int16},
+                                                   {'S', uint16},
+                                                   {'i', int32},
+                                                   {'I', uint32},
+                                                   {'l', int64},
+                                                   {'L', uint64},
+                                                   {'e', float16},
+                                                   {'f', float32},
+                                                   {'g', float64}}};
+
+/// What a refused format is, and what to do instead; `format` is not a supported one.
+std::string refusal(std::string_view format) {
+  const auto starts = [&](std::string_view prefix) { return format.substr(0, prefix.size()) == prefix; };
+  if (format == "n") return "the null type holds no values";
+  if (format == "z" || format == "Z" || format == "vz") return "binary is variable-size, with no tensor layout";
+  if (format == "u" || format == "U" || format == "vu") return "a string is variable-size, with no tensor layout";
+  if (starts("w:")) return "fixed-size binary has no element dtype; view it as bytes with zt::frombuffer";
+  if (starts("d:")) return "decimals have no tensor dtype; cast them to float64 in Arrow first";
+  if (starts("t"))
+    return "temporal types have no tensor dtype; cast to int32/int64 in Arrow first (pyarrow: array.cast(pa.int64()))";
+  if (format == "+l" || format == "+L" || format == "+vl" || format == "+vL")
+    return "a variable-size list has slots of different lengths; a tensor needs FixedSizeList or "
+           "arrow.fixed_shape_tensor";
+  if (format == "+s") return "a struct is a record batch's layout: zt::from_arrow_record_batch reads it column by column";
+  if (format == "+m") return "a map is a variable-size list of key/value structs, with no tensor layout";
+  if (starts("+u")) return "a union mixes types, with no tensor layout";
+  if (format == "+r") return "run-end encoded data must be decoded in Arrow first";
+  return "not an Arrow format zerotensor knows";
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void throw_format(std::string_view format, std::size_t level) {
+  throw TypeError(detail::concat("from_arrow: Arrow format \"", format, "\" at nesting level ", level,
+                                 " is not supported: ", refusal(format),
+                                 "; zerotensor reads int8…uint64, float16/32/64, bool, FixedSizeList and "
+                                 "arrow.fixed_shape_tensor"));
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void throw_schema(const std::string& what) {
+  throw ValueError("from_arrow: malformed ArrowSchema: " + what);
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void throw_array(const std::string& what) {
+  throw ValueError("from_arrow: malformed ArrowArray: " + what);
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void throw_extension(std::string_view json, const std::string& what) {
+  throw ValueError(detail::concat("from_arrow: arrow.fixed_shape_tensor metadata ", json, ": ", what));
+}
+
+/// The two extension entries of a schema's metadata (empty when absent).
+struct Extension {
+  std::string_view name;
+  std::string_view metadata;
+};
+
+/// Reads the binary key/value list: int32 count, then int32 length + bytes per key and value.
+Extension read_extension(const char* metadata) {
+  Extension found;
+  if (metadata == nullptr) return found;
+  const auto read_int32 = [&metadata](const char* what) {
+    std::int32_t value = 0;
+    std::memcpy(&value, metadata, sizeof value);
+    metadata += sizeof value;
+    if (value < 0) throw_schema(detail::concat("metadata ", what, " is ", value));
+    return value;
+  };
+  const std::int32_t pairs = read_int32("pair count");
+  for (std::int32_t i = 0; i < pairs; ++i) {
+    const std::int32_t key_length = read_int32("key length");
+    const std::string_view key(metadata, std::size_t(key_length));
+    metadata += key_length;
+    const std::int32_t value_length = read_int32("value length");
+    const std::string_view value(metadata, std::size_t(value_length));
+    metadata += value_length;
+    if (key == "ARROW:extension:name") found.name = value;
+    else if (key == "ARROW:extension:metadata") found.metadata = value;
+  }
+  return found;
+}
+
+/// The arrow.fixed_shape_tensor parameters zerotensor uses.
+struct TensorShape {
+  std::size_t rank = 0;
+  std::array<std::int64_t, max_rank> shape{};
+  std::array<std::int64_t, max_rank> permutation{};
+  bool has_permutation = false;
+};
+
+/// A strict reader of the extension's small JSON object: {"shape": [...], "permutation":
+/// [...], "dim_names": [...]}, any order, other keys skipped. Hand-written rather than
+/// nlohmann-json, which would allocate a DOM on every import; bounded in depth and width,
+/// every number overflow-checked.
+class TensorShapeJson {
+ public:
+  explicit TensorShapeJson(std::string_view json) : json_(json) {}
+
+  TensorShape parse() {
+    TensorShape result;
+    bool has_shape = false, has_names = false;
+    std::size_t names = 0;
+    expect('{');
+    if (!accept('}')) {
+      do {
+        const std::string_view key = string();
+        expect(':');
+        if (key == "shape" && !has_shape) {
+          result.rank = integers(result.shape, "shape");
+          has_shape = true;
+        } else if (key == "permutation" && !result.has_permutation) {
+          permutation_rank_ = integers(result.permutation, "permutation");
+          result.has_permutation = true;
+        } else if (key == "dim_names" && !has_names) {
+          names = strings();
+          has_names = true;
+        } else if (key == "shape" || key == "permutation" || key == "dim_names") {
+          fail(detail::concat("\"", key, "\" appears twice"));
+        } else {
+          skip_value(0);
+        }
+      } while (accept(','));
+      expect('}');
+    }
+    skip_space();
+    if (position_ != json_.size()) fail(detail::concat("unexpected text at byte ", position_));
+    if (!has_shape) fail("has no \"shape\"");
+    if (result.has_permutation) check_permutation(result);
+    if (has_names && names != result.rank)
+      fail(detail::concat("\"dim_names\" has ", names, " names for ", result.rank, " dimensions"));
+    return result;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const { throw_extension(json_, what); }
+
+  void skip_space() {
+    while (position_ < json_.size() && (json_[position_] == ' ' || json_[position_] == '\t' ||
+                                        json_[position_] == '\n' || json_[position_] == '\r'))
+      ++position_;
+  }
+  bool accept(char c) {
+    skip_space();
+    if (position_ < json_.size() && json_[position_] == c) {
+      ++position_;
+      return true;
+    }
+    return false;
+  }
+  void expect(char c) {
+    if (!accept(c)) fail(detail::concat("expected '", c, "' at byte ", position_));
+  }
+
+  /// A string's raw bytes between the quotes; escapes are skipped over, not decoded.
+  std::string_view string() {
+    expect('"');
+    const std::size_t start = position_;
+    while (position_ < json_.size() && json_[position_] != '"') {
+      const auto c = static_cast<unsigned char>(json_[position_]);
+      if (c < 0x20) fail(detail::concat("control character in a string at byte ", position_));
+      position_ += c == '\\' ? 2 : 1;
+    }
+    if (position_ >= json_.size()) fail("a string is not terminated");
+    return json_.substr(start, position_++ - start);
+  }
+
+  /// A JSON array of integers ≥ 0 into `out`; returns how many.
+  std::size_t integers(std::array<std::int64_t, max_rank>& out, const char* what) {
+    std::size_t count = 0;
+    expect('[');
+    if (accept(']')) return 0;
+    do {
+      if (count == max_rank - 1)
+        fail(detail::concat("\"", what, "\" has more than ", max_rank - 1, " dimensions"));
+      skip_space();
+      const std::size_t start = position_;
+      std::int64_t value = 0;
+      while (position_ < json_.size() && json_[position_] >= '0' && json_[position_] <= '9') {
+        if (!mul_add(value, 10, json_[position_] - '0', value))
+          fail(detail::concat("a number in \"", what, "\" overflows int64"));
+        ++position_;
+      }
+      if (position_ == start) fail(detail::concat("\"", what, "\" must hold integers ≥ 0 (byte ", start, ")"));
+      out[count++] = value;
+    } while (accept(','));
+    expect(']');
+    return count;
+  }
+
+  std::size_t strings() {
+    std::size_t count = 0;
+    expect('[');
+    if (accept(']')) return 0;
+    do {
+      string();
+      ++count;
+    } while (accept(','));
+    expect(']');
+    return count;
+  }
+
+  /// Any JSON value under a key zerotensor does not read.
+  void skip_value(int depth) {
+    if (depth == 16) fail("nested deeper than 16 levels");
+    skip_space();
+    if (position_ >= json_.size()) fail("a value is missing at the end");
+    const char c = json_[position_];
+    if (c == '"') {
+      string();
+    } else if (c == '[' || c == '{') {
+      ++position_;
+      const char close = c == '[' ? ']' : '}';
+      if (accept(close)) return;
+      do {
+        if (c == '{') {
+          string();
+          expect(':');
+        }
+        skip_value(depth + 1);
+      } while (accept(','));
+      expect(close);
+    } else {
+      const std::size_t start = position_;
+      while (position_ < json_.size() && std::string_view("+-.0123456789eEtrufalsn").find(json_[position_]) !=
+                                             std::string_view::npos)
+        ++position_;
+      if (position_ == start) fail(detail::concat("unexpected character at byte ", position_));
+    }
+  }
+
+  void check_permutation(const TensorShape& result) const {
+    if (permutation_rank_ != result.rank)
+      fail(detail::concat("\"permutation\" has ", permutation_rank_, " entries for ", result.rank, " dimensions"));
+    std::array<bool, max_rank> seen{};
+    for (std::size_t i = 0; i < result.rank; ++i) {
+      const std::int64_t p = result.permutation[i];
+      if (p >= std::int64_t(result.rank) || seen[std::size_t(p)])
+        fail(detail::concat("\"permutation\" is not a permutation of 0…", result.rank - 1));
+      seen[std::size_t(p)] = true;
+    }
+  }
+
+  std::string_view json_;
+  std::size_t position_ = 0;
+  std::size_t permutation_rank_ = 0;
+};
+
+/// The type of an import: a chain of FixedSizeList levels down to one primitive leaf.
+struct Type {
+  DType dtype = uint8;
+  bool bit_packed = false;   ///< Arrow bool: one bit per element
+  std::size_t lists = 0;     ///< FixedSizeList levels above the leaf
+  std::array<std::int64_t, max_rank> list_size{};
+  /// Tensor dimensions after the row one, physical (row-major) order, and for each
+  /// logical dimension the physical one it is (arrow.fixed_shape_tensor's permutation).
+  std::size_t dims = 0;
+  std::array<std::int64_t, max_rank> shape{};
+  std::array<std::uint8_t, max_rank> permutation{};
+};
+
+/// Parses "+w:123": the list size, or -1 when `format` is not a fixed-size list.
+std::int64_t fixed_list_size(std::string_view format, std::size_t level) {
+  if (format.substr(0, 3) != "+w:") return -1;
+  std::int64_t size = 0;
+  if (format.size() == 3) throw_schema(detail::concat("format \"", format, "\" has no list size"));
+  for (char c : format.substr(3)) {
+    if (c < '0' || c > '9' || !mul_add(size, 10, c - '0', size))
+      throw_schema(detail::concat("format \"", format, "\" at nesting level ", level,
+                                  " does not end in a list size that fits int64"));
+  }
+  return size;
+}
+
+void add_dims(Type& type, std::span<const std::int64_t> shape, const std::int64_t* permutation) {
+  if (type.dims + shape.size() >= max_rank)
+    throw_schema(detail::concat("the type has more than ", max_rank - 1, " tensor dimensions"));
+  const std::size_t base = type.dims;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    type.shape[base + i] = shape[i];
+    type.permutation[base + i] = std::uint8_t(base + (permutation != nullptr ? std::size_t(permutation[i]) : i));
+  }
+  type.dims += shape.size();
+}
+
+Type parse_type(const arrow::Schema& root) {
+  Type type;
+  const arrow::Schema* schema = &root;
+  for (std::size_t level = 0;; ++level) {
+    if (schema->release == nullptr) throw_schema(detail::concat("the schema at nesting level ", level, " is released"));
+    if (schema->format == nullptr) throw_schema(detail::concat("format is NULL at nesting level ", level));
+    const std::string_view format(schema->format);
+    if (schema->dictionary != nullptr)
+      throw TypeError(detail::concat("from_arrow: the array at nesting level ", level,
+                                     " is dictionary-encoded (indices \"", format,
+                                     "\"); decode it in Arrow first (pyarrow: array.dictionary_decode())"));
+    const Extension extension = read_extension(schema->metadata);
+    const bool tensor_extension = extension.name == "arrow.fixed_shape_tensor";
+    const std::int64_t size = fixed_list_size(format, level);
+    if (size >= 0) {
+      if (schema->n_children != 1 || schema->children == nullptr || schema->children[0] == nullptr)
+        throw_schema(detail::concat("fixed-size list \"", format, "\" has ", schema->n_children,
+                                    " children (or a NULL one); it needs exactly 1"));
+      if (type.lists == max_rank - 1) throw_schema(detail::concat("more than ", max_rank - 1, " nested lists"));
+      type.list_size[type.lists++] = size;
+      if (tensor_extension) {
+        const TensorShape tensor = TensorShapeJson(extension.metadata).parse();
+        std::int64_t product = 1;
+        for (std::size_t i = 0; i < tensor.rank; ++i) {
+          if (!mul_add(product, tensor.shape[i], 0, product))
+            throw_extension(extension.metadata, "the shape's product overflows int64");
+        }
+        if (product != size)
+          throw_extension(extension.metadata, detail::concat("the shape has ", product,
+                                                             " elements but the storage list size is ", size));
+        add_dims(type, std::span(tensor.shape.data(), tensor.rank),
+                 tensor.has_permutation ? tensor.permutation.data() : nullptr);
+      } else {
+        add_dims(type, std::span(&size, 1), nullptr);
+      }
+      schema = schema->children[0];
+      continue;
+    }
+    if (tensor_extension)
+      throw_schema(detail::concat("arrow.fixed_shape_tensor has storage \"", format,
+                                  "\"; the extension's storage is a fixed-size list"));
+    if (format == "b") {
+      type.dtype = bool_;
+      type.bit_packed = true;
+    } else {
+      const auto* found = std::find_if(primitives.begin(), primitives.end(), [&](const Primitive& p) {
+        return format.size() == 1 && format[0] == p.format;
+      });
+      if (found == primitives.end()) throw_format(format, level);
+      type.dtype = found->dtype;
+    }
+    if (schema->n_children != 0)
+      throw_schema(detail::concat("primitive \"", format, "\" has ", schema->n_children, " children"));
+    return type;
+  }
+}
+
+// ---- the array: levels, offsets, nulls --------------------------------------------------------
+
+/// Zero bits among `count` bits from bit `first` of `bitmap`.
+std::int64_t count_zero_bits(const std::byte* bitmap, std::int64_t first, std::int64_t count) {
+  std::int64_t ones = 0, bit = first;
+  const std::int64_t end = first + count;
+  for (; bit < end && bit % 64 != 0; ++bit) ones += std::to_integer<int>(bitmap[bit / 8] >> (bit % 8)) & 1;
+  for (; bit + 64 <= end; bit += 64) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, bitmap + bit / 8, sizeof word);
+    ones += std::popcount(word);
+  }
+  for (; bit < end; ++bit) ones += std::to_integer<int>(bitmap[bit / 8] >> (bit % 8)) & 1;
+  return count - ones;
+}
+
+bool bit_set(const std::byte* bitmap, std::int64_t bit) {
+  return (std::to_integer<unsigned>(bitmap[bit / 8]) >> (bit % 8) & 1u) != 0;
+}
+
+/// One array of the chain: the slots the tensor uses are [first, first + count) counted
+/// from the start of its buffers (its own offset included); each holds `inner` elements.
+struct Level {
+  const std::byte* validity = nullptr;  ///< set only where some used slot is null
+  std::int64_t first = 0;
+  std::int64_t count = 0;
+  std::int64_t inner = 1;
+  std::int64_t nulls = 0;
+};
+
+/// What the import found: the leaf's elements [first, first + count) of `data` hold the
+/// tensor in physical order; `levels` carry nulls.
+struct Found {
+  std::array<Level, max_rank + 1> levels{};
+  std::size_t level_count = 0;
+  std::int64_t nulls = 0;
+  const std::byte* data = nullptr;
+  std::int64_t first = 0;   ///< elements (bits for bool) from `data`
+  std::int64_t count = 0;
+};
+
+struct Walk {
+  const Type& type;
+  Device device;
+  Found& found;
+
+  /// Adds a level for `array`, whose used slots start `start` slots after its offset.
+  Level& add_level(const arrow::Array& array, std::size_t level, std::int64_t start, std::int64_t count,
+                   std::int64_t expected_buffers, std::int64_t expected_children) {
+    if (array.release == nullptr) throw_array(detail::concat("the array at nesting level ", level, " is released"));
+    if (array.length < 0 || array.offset < 0 || array.null_count < -1)
+      throw_array(detail::concat("length ", array.length, ", offset ", array.offset, ", null_count ",
+                                 array.null_count, " at nesting level ", level));
+    if (array.n_buffers != expected_buffers || (expected_buffers > 0 && array.buffers == nullptr))
+      throw_array(detail::concat(array.n_buffers, " buffers (or NULL buffers) at nesting level ", level,
+                                 " where the type has ", expected_buffers));
+    if (array.n_children != expected_children ||
+        (expected_children > 0 && (array.children == nullptr || array.children[0] == nullptr)))
+      throw_array(detail::concat(array.n_children, " children (or a NULL one) at nesting level ", level,
+                                 " where the type has ", expected_children));
+    std::int64_t end = 0;
+    if (!mul_add(start, 1, count, end) || end > array.length)
+      throw_array(detail::concat("slots [", start, ", ", start + count, ") are used at nesting level ", level,
+                                 " but its length is ", array.length));
+    Level& out = found.levels[found.level_count++];
+    out.count = count;
+    if (!mul_add(start, 1, array.offset, out.first))
+      throw_array(detail::concat("offset ", array.offset, " overflows at nesting level ", level));
+    const auto* validity = static_cast<const std::byte*>(array.buffers[0]);
+    if (array.null_count > 0 && validity == nullptr)
+      throw_array(detail::concat("null_count ", array.null_count, " without a validity bitmap at nesting level ",
+                                 level));
+    if (validity != nullptr && array.null_count != 0 && count > 0) {
+      if (!device.is_host_accessible())
+        throw DeviceError(detail::concat("from_arrow: the array at nesting level ", level, " may hold nulls (null_count ",
+                                         array.null_count, ") and its validity bitmap is on ", device,
+                                         ", which the host cannot read"));
+      out.nulls = count_zero_bits(validity, out.first, count);
+      if (out.nulls > 0) out.validity = validity;
+      found.nulls += out.nulls;
+    }
+    return out;
+  }
+
+  /// Walks from `array` (nesting level 0 of the type) down to the leaf.
+  void run(const arrow::Array& root, std::int64_t start, std::int64_t count) {
+    const std::size_t base = found.level_count;
+    const arrow::Array* array = &root;
+    for (std::size_t level = 0; level < type.lists; ++level) {
+      const Level& list = add_level(*array, level, start, count, 1, 1);
+      const std::int64_t size = type.list_size[level];
+      if (!mul_add(list.first, size, 0, start) || !mul_add(count, size, 0, count))
+        throw_array(detail::concat("list slots overflow int64 at nesting level ", level + 1));
+      array = array->children[0];
+    }
+    const Level& leaf = add_level(*array, type.lists, start, count, 2, 0);
+    found.data = static_cast<const std::byte*>(array->buffers[1]);
+    found.first = leaf.first;
+    found.count = count;
+    if (found.data == nullptr && count > 0)
+      throw_array(detail::concat("the data buffer is NULL for ", count, " elements"));
+    // Each level's slot holds the elements of the levels below it (a product of list sizes
+    // that the element count bounds, except with no rows: checked).
+    std::int64_t inner = 1;
+    for (std::size_t j = type.lists + 1; j-- > 0;) {
+      found.levels[base + j].inner = inner;
+      if (j > 0 && !mul_add(inner, type.list_size[j - 1], 0, inner))
+        throw_array(detail::concat("the list sizes' product overflows int64"));
+    }
+  }
+};
+
+// ---- errors of the result -------------------------------------------------------------------
+
+[[noreturn, gnu::cold, gnu::noinline]] void throw_nulls(const Found& found, const Type& type) {
+  for (std::size_t i = 0; i < found.level_count; ++i) {
+    const Level& level = found.levels[i];
+    if (level.nulls == 0) continue;
+    std::int64_t slot = 0;
+    while (bit_set(level.validity, level.first + slot)) ++slot;
+    throw ValueError(detail::concat("from_arrow: the ", type.dtype, " array holds ", found.nulls,
+                                    " nulls (the first at slot ", slot, " of nesting level ", i,
+                                    "); a tensor has no nulls: pass .fill_nulls to copy with a fill value"));
+  }
+  throw ValueError("from_arrow: nulls");  // unreachable: found.nulls > 0 names a level
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void throw_no_copy(const std::string& why) {
+  throw ValueError("from_arrow: copy = false, but " + why + " needs a copy");
+}
+
+// ---- building the tensor --------------------------------------------------------------------
+
+/// Shape and strides of the result: the row dimension, then the type's dimensions in
+/// logical order, with the strides of the row-major physical layout.
+struct Geometry {
+  std::size_t rank = 0;
+  std::array<index_t, max_rank> physical{};
+  std::array<index_t, max_rank> shape{};
+  std::array<index_t, max_rank> strides{};
+};
+
+Geometry geometry(const Type& type, std::int64_t rows) {
+  Geometry g;
+  g.rank = 1 + type.dims;
+  g.physical[0] = rows;
+  std::copy_n(type.shape.begin(), type.dims, g.physical.begin() + 1);
+  std::array<index_t, max_rank> physical_strides{};
+  index_t step = 1;
+  for (std::size_t d = g.rank; d-- > 0;) {
+    physical_strides[d] = step;
+    // contiguous_strides' rule (an extent of 0 steps like 1), checked: with no rows the
+    // element count does not bound the other extents.
+    if (!mul_add(step, std::max<index_t>(g.physical[d], 1), 0, step))
+      throw_schema(detail::concat("the tensor shape ", detail::shape_string({g.physical.data(), g.rank}),
+                                  " has strides beyond int64"));
+  }
+  g.shape[0] = rows;
+  g.strides[0] = physical_strides[0];
+  for (std::size_t d = 0; d < type.dims; ++d) {
+    g.shape[1 + d] = g.physical[1 + type.permutation[d]];
+    g.strides[1 + d] = physical_strides[1 + type.permutation[d]];
+  }
+  return g;
+}
+
+/// The tensor in memory of its own: the leaf's elements copied (bits unpacked) in physical
+/// order, null slots at every level overwritten with `fill`.
+AnyTensor copy_out(const Type& type, const Found& found, const Geometry& g, const FromArrowOptions& options) {
+  AnyTensor own = empty(std::span<const index_t>(g.physical.data(), g.rank), type.dtype);
+  auto* out = static_cast<std::byte*>(own.mutable_data_ptr());
+  const std::size_t size = itemsize(type.dtype);
+  if (type.bit_packed) {
+    for (std::int64_t i = 0; i < found.count; ++i) out[i] = std::byte(bit_set(found.data, found.first + i) ? 1 : 0);
+  } else if (found.count > 0) {
+    std::memcpy(out, found.data + std::size_t(found.first) * size, std::size_t(found.count) * size);
+  }
+  if (found.nulls > 0) {
+    std::array<std::byte, 16> fill{};
+    detail::store_scalar(*options.fill_nulls, type.dtype, fill.data());
+    for (std::size_t i = 0; i < found.level_count; ++i) {
+      const Level& level = found.levels[i];
+      if (level.nulls == 0) continue;
+      for (std::int64_t slot = 0; slot < level.count; ++slot) {
+        if (bit_set(level.validity, level.first + slot)) continue;
+        for (std::int64_t e = slot * level.inner; e < (slot + 1) * level.inner; ++e)
+          std::memcpy(out + std::size_t(e) * size, fill.data(), size);
+      }
+    }
+  }
+  return detail::make_view(type.dtype, out, std::span<const index_t>(g.shape.data(), g.rank),
+                           std::span<const index_t>(g.strides.data(), g.rank), KeepAlive(own.owner()), cpu, true);
+}
+
+/// The checks after the walk, then the view or the copy. `owner` releases the producer's
+/// array when the last view dies (at once when this copies or throws).
+AnyTensor build(const Type& type, const Found& found, Device device, KeepAlive&& owner,
+                const FromArrowOptions& options) {
+  const Geometry g = geometry(type, found.levels[0].count);
+  const std::span<const index_t> shape(g.shape.data(), g.rank), strides(g.strides.data(), g.rank);
+  static_cast<void>(checked_numel(shape, itemsize(type.dtype)));
+  // The elements' bytes [start, start + count * itemsize) must lie inside the address space.
+  std::uintptr_t start = 0, end = 0;
+  std::int64_t skip = 0, bytes = 0;
+  const auto size = std::int64_t(itemsize(type.dtype));
+  if (!type.bit_packed && found.count > 0 &&
+      (!mul_add(found.first, size, 0, skip) || !mul_add(found.count, size, 0, bytes) ||
+       __builtin_add_overflow(reinterpret_cast<std::uintptr_t>(found.data), std::uintptr_t(skip), &start) ||
+       __builtin_add_overflow(start, std::uintptr_t(bytes), &end)))
+    throw_array(detail::concat(found.count, " elements from offset ", found.first, " of data ",
+                               static_cast<const void*>(found.data), " pass the end of the address space"));
+  const bool misaligned = (start & (alignment(type.dtype) - 1)) != 0;
+  if (found.nulls > 0 && !options.fill_nulls) throw_nulls(found, type);
+  if (options.copy == false) {
+    if (type.bit_packed) throw_no_copy("Arrow's bit-packed bool (one bit per element, a tensor has one byte)");
+    if (misaligned)
+      throw_no_copy(detail::concat("the first element at ", reinterpret_cast<const void*>(start),
+                                   ", not aligned to ", alignment(type.dtype), " bytes (the alignment of ",
+                                   type.dtype, "),"));
+    if (found.nulls > 0) throw_no_copy(detail::concat("filling ", found.nulls, " nulls"));
+  }
+  if (type.bit_packed || misaligned || found.nulls > 0) {
+    if (!device.is_host_accessible())
+      throw DeviceError(detail::concat("from_arrow: the ", type.dtype, " array on ", device,
+                                       " needs a copy (bool, unaligned or nulls) that the host cannot make"));
+    return copy_out(type, found, g, options);
+  }
+  auto* first = found.count > 0 ? reinterpret_cast<std::byte*>(start) : nullptr;
+  AnyTensor view = detail::make_view(type.dtype, first, shape, strides, std::move(owner), device, false);
+  return options.copy == true ? view.clone() : view;
+}
+
+// ---- ownership --------------------------------------------------------------------------------
+
+/// The producer's struct, moved in; its release runs once, when the owner dies.
+template <class Struct>
+struct Held {
+  Struct held;
+  explicit Held(Struct* source) noexcept : held(*source) { release_of(*source) = nullptr; }
+  Held(const Held&) = delete;
+  Held& operator=(const Held&) = delete;
+  ~Held() {
+    arrow::Array& array = array_of(held);
+    if (array.release != nullptr) array.release(&array);
+  }
+  static arrow::Array& array_of(arrow::Array& a) noexcept { return a; }
+  static arrow::Array& array_of(arrow::DeviceArray& a) noexcept { return a.array; }
+  static auto& release_of(Struct& s) noexcept { return array_of(s).release; }
+};
+
+/// Releases a taken schema on every way out of the import.
+struct SchemaRelease {
+  arrow::Schema* schema;
+  ~SchemaRelease() {
+    if (schema != nullptr && schema->release != nullptr) schema->release(schema);
+  }
+};
+
+template <class Struct>
+std::shared_ptr<Held<Struct>> take(Struct* array) {
+  if (array == nullptr) throw ValueError("from_arrow: the ArrowArray pointer is NULL");
+  if (Held<Struct>::release_of(*array) == nullptr)
+    throw ValueError("from_arrow: the ArrowArray is released (its release callback is NULL)");
+  return std::make_shared<Held<Struct>>(array);
+}
+
+const arrow::Schema& schema_ref(const arrow::Schema* schema) {
+  if (schema == nullptr) throw ValueError("from_arrow: the ArrowSchema pointer is NULL");
+  return *schema;
+}
+
+AnyTensor import_array(const arrow::Array& array, const arrow::Schema& schema, Device device, KeepAlive&& owner,
+                       const FromArrowOptions& options) {
+  const Type type = parse_type(schema);
+  Found found;
+  Walk{type, device, found}.run(array, 0, array.length);
+  return build(type, found, device, std::move(owner), options);
+}
+
+Device device_of(const arrow::DeviceArray& array) {
+  const auto id = array.device_id;
+  const bool id_ok = id >= 0 && id <= std::int64_t(INT32_MAX);
+  switch (array.device_type) {
+    case arrow::device_cpu: return cpu;
+    case arrow::device_cuda:
+      if (id_ok) return {DeviceKind::CUDA, int(id)};
+      break;
+    case arrow::device_cuda_host:
+      if (id_ok) return {DeviceKind::CUDAHost, int(id)};
+      break;
+    case arrow::device_cuda_managed:
+      if (id_ok) return {DeviceKind::CUDAManaged, int(id)};
+      break;
+    default:
+      throw DeviceError(detail::concat("from_arrow: unsupported Arrow device type ", array.device_type,
+                                       "; zerotensor accepts CPU (1), CUDA (2), CUDA host (3) and CUDA managed (13)"));
+  }
+  throw DeviceError(detail::concat("from_arrow: device id ", id, " of Arrow device type ", array.device_type,
+                                   " is not a GPU ordinal"));
+}
+
+/// The producer's work on the buffers is done once its event has fired.
+void wait_for(const arrow::DeviceArray& array, Device device) {
+  if (array.sync_event == nullptr || device.kind == DeviceKind::CPU) return;
+#if ZT_CUDA
+  const cudaError_t status = cudaEventSynchronize(*static_cast<cudaEvent_t*>(array.sync_event));
+  if (status != cudaSuccess)
+    throw DeviceError(detail::concat("from_arrow: waiting for the array's sync_event failed: ",
+                                     cudaGetErrorString(status)));
+#else
+  throw DeviceError(detail::concat("from_arrow: the array on ", device,
+                                   " has a sync_event to wait for; that needs the CUDA build (ZT_CUDA=ON)"));
+#endif
+}
+
+AnyTensor import_device(std::shared_ptr<Held<arrow::DeviceArray>> held, const arrow::Schema& schema,
+                        const FromArrowOptions& options) {
+  const Device device = device_of(held->held);
+  wait_for(held->held, device);
+  const arrow::Array& data = held->held.array;
+  return import_array(data, schema, device, KeepAlive(std::move(held)), options);
+}
+
+}  // namespace
+
+AnyTensor from_arrow(arrow::Array* array, const arrow::Schema& schema, FromArrowOptions options) {
+  auto held = take(array);
+  const arrow::Array& data = held->held;
+  return import_array(data, schema, cpu, KeepAlive(std::move(held)), options);
+}
+
+AnyTensor from_arrow(arrow::Array* array, arrow::Schema* schema, FromArrowOptions options) {
+  SchemaRelease release{schema};
+  auto held = take(array);
+  const arrow::Array& data = held->held;
+  return import_array(data, schema_ref(schema), cpu, KeepAlive(std::move(held)), options);
+}
+
+AnyTensor from_arrow(arrow::DeviceArray* array, const arrow::Schema& schema, FromArrowOptions options) {
+  return import_device(take(array), schema, options);
+}
+
+AnyTensor from_arrow(arrow::DeviceArray* array, arrow::Schema* schema, FromArrowOptions options) {
+  SchemaRelease release{schema};
+  auto held = take(array);  // taken before the schema is read: an error releases both
+  return import_device(std::move(held), schema_ref(schema), options);
+}
+
+RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* schema, FromArrowOptions options) {
+  SchemaRelease release{schema};
+  auto held = take(array);
+  const arrow::Schema& batch = schema_ref(schema);
+  const arrow::Array& data = held->held;
+  const KeepAlive owner(std::move(held));
+  if (batch.format == nullptr || std::string_view(batch.format) != "+s")
+    throw TypeError(detail::concat("from_arrow_record_batch: the schema's format is \"",
+                                   batch.format == nullptr ? "(NULL)" : batch.format,
+                                   "\"; a record batch is a struct (\"+s\")"));
+  if (batch.n_children < 0 || (batch.n_children > 0 && batch.children == nullptr))
+    throw_schema(detail::concat("the struct has ", batch.n_children, " children (or NULL children)"));
+  RecordBatchTensors result;
+  for (std::int64_t c = 0; c < batch.n_children; ++c) {
+    const arrow::Schema* field = batch.children[c];
+    if (field == nullptr) throw_schema(detail::concat("the struct's child ", c, " is NULL"));
+    std::string name = field->name == nullptr ? std::string() : std::string(field->name);
+    if (std::find(result.names.begin(), result.names.end(), name) != result.names.end())
+      throw ValueError(detail::concat("from_arrow_record_batch: column name \"", name,
+                                      "\" appears twice; a record batch's columns need distinct names here"));
+    const Type type = parse_type(*field);
+    Found found;
+    Walk walk{type, cpu, found};
+    // The struct's own slots (its validity: a null row is null in every column), then the
+    // column, whose slot for row i is the struct's offset + i.
+    walk.add_level(data, 0, 0, data.length, 1, batch.n_children);
+    if (data.children[c] == nullptr) throw_array(detail::concat("the struct's child ", c, " is NULL"));
+    walk.run(*data.children[c], data.offset, data.length);
+    found.levels[0].inner = found.levels[1].inner;
+    result.columns.push_back(build(type, found, cpu, KeepAlive(owner), options));
+    result.names.push_back(std::move(name));
+  }
+  return result;
+}
+
+const AnyTensor& RecordBatchTensors::at(std::string_view name) const {
+  const auto found = std::find(names.begin(), names.end(), name);
+  if (found != names.end()) return columns[std::size_t(found - names.begin())];
+  std::string known;
+  for (const std::string& column : names) known += (known.empty() ? "\"" : ", \"") + column + "\"";
+  throw ValueError(detail::concat("RecordBatchTensors: no column \"", name, "\"; the columns are ", known));
+}
+
+AnyTensor RecordBatchTensors::stack() const {
+  if (columns.empty()) throw ValueError("RecordBatchTensors::stack: the record batch has no columns");
+  const AnyTensor& first = columns.front();
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    const AnyTensor& column = columns[c];
+    if (column.rank() != 1 || column.dtype() != first.dtype() || column.size(0) != first.size(0) ||
+        !column.device().is_host_accessible())
+      throw TypeError(detail::concat("RecordBatchTensors::stack: column \"", names[c], "\" is ",
+                                     detail::describe(column.dtype(), column.shape(), column.strides(),
+                                                      column.device(), column.is_writable()),
+                                     "; stacking needs 1-D host columns of one dtype and length, like column \"",
+                                     names[0], "\" (", first.dtype(), ", ", first.size(0), " rows)"));
+  }
+  const std::array<index_t, 2> shape = {first.size(0), index_t(columns.size())};
+  AnyTensor out = empty(shape, first.dtype());
+  dispatch(first.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const Tensor<T, 2> to = out.as<T, 2>();
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      const Tensor<const T, 1> from = columns[c].as<const T, 1>();
+      for (index_t r = 0; r < shape[0]; ++r) to(r, index_t(c)) = from(r);
+    }
+  });
+  return out;
+}
+
+}  // namespace zt
