@@ -4,7 +4,7 @@
 set -euo pipefail
 
 core=(cmake make g++ libeigen3-dev libboost-dev nlohmann-json3-dev)
-test=(libboost-test-dev libdlpack-dev libtorch-dev python3-numpy)
+test=(libboost-test-dev libdlpack-dev libtorch-dev python3-numpy python3-venv)
 bench=(libbenchmark-dev)
 
 case "${1:-core}" in
