@@ -51,6 +51,14 @@ constexpr std::array<Primitive, 11> primitives = {{{'c', int8},
                                                    {'f', float32},
                                                    {'g', float64}}};
 
+/// primitives as a table indexed by the format character: the dtype, or -1.
+constexpr auto primitive_dtypes = [] {
+  std::array<std::int8_t, 256> table{};
+  table.fill(-1);
+  for (const Primitive& p : primitives) table[static_cast<unsigned char>(p.format)] = std::int8_t(p.dtype);
+  return table;
+}();
+
 /// What a refused format is, and what to do instead; `format` is not a supported one.
 std::string refusal(std::string_view format) {
   const auto starts = [&](std::string_view prefix) { return format.substr(0, prefix.size()) == prefix; };
@@ -124,10 +132,12 @@ Extension read_extension(const char* metadata) {
 /// The arrow.fixed_shape_tensor parameters zerotensor uses.
 struct TensorShape {
   std::size_t rank = 0;
-  std::array<std::int64_t, max_rank> shape{};
-  std::array<std::int64_t, max_rank> permutation{};
+  std::array<std::int64_t, max_rank> shape;  // the first `rank` are set
+  std::array<std::int64_t, max_rank> permutation;
   bool has_permutation = false;
 };
+
+TensorShape parse_tensor_shape(std::string_view json);
 
 /// A strict reader of the extension's small JSON object: {"shape": [...], "permutation":
 /// [...], "dim_names": [...]}, any order, other keys skipped. Hand-written rather than
@@ -286,17 +296,21 @@ class TensorShapeJson {
   std::size_t permutation_rank_ = 0;
 };
 
+/// Out of line: the import is flattened, and the parser is big.
+[[gnu::noinline]] TensorShape parse_tensor_shape(std::string_view json) { return TensorShapeJson(json).parse(); }
+
 /// The type of an import: a chain of FixedSizeList levels down to one primitive leaf.
 struct Type {
   DType dtype = uint8;
   bool bit_packed = false;   ///< Arrow bool: one bit per element
   std::size_t lists = 0;     ///< FixedSizeList levels above the leaf
-  std::array<std::int64_t, max_rank> list_size{};
+  std::array<std::int64_t, max_rank> list_size;  // the first `lists` are set
   /// Tensor dimensions after the row one, physical (row-major) order, and for each
   /// logical dimension the physical one it is (arrow.fixed_shape_tensor's permutation).
+  /// Arrays are left uninitialised past their counts: zeroing them cost most of an import.
   std::size_t dims = 0;
-  std::array<std::int64_t, max_rank> shape{};
-  std::array<std::uint8_t, max_rank> permutation{};
+  std::array<std::int64_t, max_rank> shape;
+  std::array<std::uint8_t, max_rank> permutation;
 };
 
 /// Parses "+w:123": the list size, or -1 when `format` is not a fixed-size list.
@@ -344,7 +358,7 @@ Type parse_type(const arrow::Schema& root) {
       if (type.lists == max_rank - 1) throw_schema(detail::concat("more than ", max_rank - 1, " nested lists"));
       type.list_size[type.lists++] = size;
       if (tensor_extension) {
-        const TensorShape tensor = TensorShapeJson(extension.metadata).parse();
+        const TensorShape tensor = parse_tensor_shape(extension.metadata);
         std::int64_t product = 1;
         for (std::size_t i = 0; i < tensor.rank; ++i) {
           if (!mul_add(product, tensor.shape[i], 0, product))
@@ -368,11 +382,9 @@ Type parse_type(const arrow::Schema& root) {
       type.dtype = bool_;
       type.bit_packed = true;
     } else {
-      const auto* found = std::find_if(primitives.begin(), primitives.end(), [&](const Primitive& p) {
-        return format.size() == 1 && format[0] == p.format;
-      });
-      if (found == primitives.end()) throw_format(format, level);
-      type.dtype = found->dtype;
+      const int found = format.size() == 1 ? primitive_dtypes[static_cast<unsigned char>(format[0])] : -1;
+      if (found < 0) throw_format(format, level);
+      type.dtype = DType(found);
     }
     if (schema->n_children != 0)
       throw_schema(detail::concat("primitive \"", format, "\" has ", schema->n_children, " children"));
@@ -383,7 +395,7 @@ Type parse_type(const arrow::Schema& root) {
 // ---- the array: levels, offsets, nulls --------------------------------------------------------
 
 /// Zero bits among `count` bits from bit `first` of `bitmap`.
-std::int64_t count_zero_bits(const std::byte* bitmap, std::int64_t first, std::int64_t count) {
+[[gnu::noinline]] std::int64_t count_zero_bits(const std::byte* bitmap, std::int64_t first, std::int64_t count) {
   std::int64_t ones = 0, bit = first;
   const std::int64_t end = first + count;
   for (; bit < end && bit % 64 != 0; ++bit) ones += std::to_integer<int>(bitmap[bit / 8] >> (bit % 8)) & 1;
@@ -403,17 +415,17 @@ bool bit_set(const std::byte* bitmap, std::int64_t bit) {
 /// One array of the chain: the slots the tensor uses are [first, first + count) counted
 /// from the start of its buffers (its own offset included); each holds `inner` elements.
 struct Level {
-  const std::byte* validity = nullptr;  ///< set only where some used slot is null
-  std::int64_t first = 0;
-  std::int64_t count = 0;
-  std::int64_t inner = 1;
-  std::int64_t nulls = 0;
+  const std::byte* validity;  ///< set only where some used slot is null
+  std::int64_t first;
+  std::int64_t count;
+  std::int64_t inner;
+  std::int64_t nulls;
 };
 
 /// What the import found: the leaf's elements [first, first + count) of `data` hold the
 /// tensor in physical order; `levels` carry nulls.
 struct Found {
-  std::array<Level, max_rank + 1> levels{};
+  std::array<Level, max_rank + 1> levels;  // the first `level_count` are set
   std::size_t level_count = 0;
   std::int64_t nulls = 0;
   const std::byte* data = nullptr;
@@ -445,7 +457,7 @@ struct Walk {
       throw_array(detail::concat("slots [", start, ", ", start + count, ") are used at nesting level ", level,
                                  " but its length is ", array.length));
     Level& out = found.levels[found.level_count++];
-    out.count = count;
+    out = {nullptr, 0, count, 1, 0};
     if (!mul_add(start, 1, array.offset, out.first))
       throw_array(detail::concat("offset ", array.offset, " overflows at nesting level ", level));
     const auto* validity = static_cast<const std::byte*>(array.buffers[0]);
@@ -517,9 +529,9 @@ struct Walk {
 /// logical order, with the strides of the row-major physical layout.
 struct Geometry {
   std::size_t rank = 0;
-  std::array<index_t, max_rank> physical{};
-  std::array<index_t, max_rank> shape{};
-  std::array<index_t, max_rank> strides{};
+  std::array<index_t, max_rank> physical;  // the first `rank` are set
+  std::array<index_t, max_rank> shape;
+  std::array<index_t, max_rank> strides;
 };
 
 Geometry geometry(const Type& type, std::int64_t rows) {
@@ -527,7 +539,7 @@ Geometry geometry(const Type& type, std::int64_t rows) {
   g.rank = 1 + type.dims;
   g.physical[0] = rows;
   std::copy_n(type.shape.begin(), type.dims, g.physical.begin() + 1);
-  std::array<index_t, max_rank> physical_strides{};
+  std::array<index_t, max_rank> physical_strides;
   index_t step = 1;
   for (std::size_t d = g.rank; d-- > 0;) {
     physical_strides[d] = step;
@@ -548,7 +560,7 @@ Geometry geometry(const Type& type, std::int64_t rows) {
 
 /// The tensor in memory of its own: the leaf's elements copied (bits unpacked) in physical
 /// order, null slots at every level overwritten with `fill`.
-AnyTensor copy_out(const Type& type, const Found& found, const Geometry& g, const FromArrowOptions& options) {
+[[gnu::noinline]] AnyTensor copy_out(const Type& type, const Found& found, const Geometry& g, const FromArrowOptions& options) {
   AnyTensor own = empty(std::span<const index_t>(g.physical.data(), g.rank), type.dtype);
   auto* out = static_cast<std::byte*>(own.mutable_data_ptr());
   const std::size_t size = itemsize(type.dtype);
@@ -609,7 +621,8 @@ AnyTensor build(const Type& type, const Found& found, Device device, KeepAlive&&
   }
   auto* first = found.count > 0 ? reinterpret_cast<std::byte*>(start) : nullptr;
   AnyTensor view = detail::make_view(type.dtype, first, shape, strides, std::move(owner), device, false);
-  return options.copy == true ? view.clone() : view;
+  if (options.copy == true) return view.clone();
+  return view;  // not through `?:`, which would copy the view
 }
 
 // ---- ownership --------------------------------------------------------------------------------
@@ -651,7 +664,9 @@ const arrow::Schema& schema_ref(const arrow::Schema* schema) {
   return *schema;
 }
 
-AnyTensor import_array(const arrow::Array& array, const arrow::Schema& schema, Device device, KeepAlive&& owner,
+// Flattened, as view_from_dlpack: the type, the walk, the checks and the view's construction
+// in one body (copies, nulls and the JSON parser stay out of line).
+[[gnu::flatten]] AnyTensor import_array(const arrow::Array& array, const arrow::Schema& schema, Device device, KeepAlive&& owner,
                        const FromArrowOptions& options) {
   const Type type = parse_type(schema);
   Found found;
