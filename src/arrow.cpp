@@ -9,10 +9,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "zerotensor/convert.hpp"
 #include "zerotensor/from_arrow.hpp"
+#include "zerotensor/from_dlpack.hpp"
 #include "zerotensor/storage.hpp"
 
 #if ZT_CUDA
@@ -137,7 +139,7 @@ struct TensorShape {
   bool has_permutation = false;
 };
 
-TensorShape parse_tensor_shape(std::string_view json);
+void parse_tensor_shape(std::string_view json, TensorShape& result);
 
 /// A strict reader of the extension's small JSON object: {"shape": [...], "permutation":
 /// [...], "dim_names": [...]}, any order, other keys skipped. Hand-written rather than
@@ -147,8 +149,10 @@ class TensorShapeJson {
  public:
   explicit TensorShapeJson(std::string_view json) : json_(json) {}
 
-  TensorShape parse() {
-    TensorShape result;
+  /// Fills `result` in place: a returned TensorShape would be copied whole.
+  void parse(TensorShape& result) {
+    result.rank = 0;
+    result.has_permutation = false;
     bool has_shape = false, has_names = false;
     std::size_t names = 0;
     expect('{');
@@ -179,11 +183,10 @@ class TensorShapeJson {
     if (result.has_permutation) check_permutation(result);
     if (has_names && names != result.rank)
       fail(detail::concat("\"dim_names\" has ", names, " names for ", result.rank, " dimensions"));
-    return result;
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const { throw_extension(json_, what); }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail(const std::string& what) const { throw_extension(json_, what); }
 
   void skip_space() {
     while (position_ < json_.size() && (json_[position_] == ' ' || json_[position_] == '\t' ||
@@ -296,8 +299,10 @@ class TensorShapeJson {
   std::size_t permutation_rank_ = 0;
 };
 
-/// Out of line: the import is flattened, and the parser is big.
-[[gnu::noinline]] TensorShape parse_tensor_shape(std::string_view json) { return TensorShapeJson(json).parse(); }
+/// Out of line from the flattened import, flattened itself (its steps are small).
+[[gnu::noinline, gnu::flatten]] void parse_tensor_shape(std::string_view json, TensorShape& result) {
+  TensorShapeJson(json).parse(result);
+}
 
 /// The type of an import: a chain of FixedSizeList levels down to one primitive leaf.
 struct Type {
@@ -358,7 +363,8 @@ Type parse_type(const arrow::Schema& root) {
       if (type.lists == max_rank - 1) throw_schema(detail::concat("more than ", max_rank - 1, " nested lists"));
       type.list_size[type.lists++] = size;
       if (tensor_extension) {
-        const TensorShape tensor = parse_tensor_shape(extension.metadata);
+        TensorShape tensor;
+        parse_tensor_shape(extension.metadata, tensor);
         std::int64_t product = 1;
         for (std::size_t i = 0; i < tensor.rank; ++i) {
           if (!mul_add(product, tensor.shape[i], 0, product))
@@ -592,8 +598,8 @@ AnyTensor build(const Type& type, const Found& found, Device device, KeepAlive&&
                 const FromArrowOptions& options) {
   const Geometry g = geometry(type, found.levels[0].count);
   const std::span<const index_t> shape(g.shape.data(), g.rank), strides(g.strides.data(), g.rank);
-  static_cast<void>(checked_numel(shape, itemsize(type.dtype)));
-  // The elements' bytes [start, start + count * itemsize) must lie inside the address space.
+  // The walk checked count = rows * Π list sizes, geometry() the strides: here the byte size,
+  // [start, start + count * itemsize), must lie inside the address space.
   std::uintptr_t start = 0, end = 0;
   std::int64_t skip = 0, bytes = 0;
   const auto size = std::int64_t(itemsize(type.dtype));
@@ -656,7 +662,12 @@ std::shared_ptr<Held<Struct>> take(Struct* array) {
   if (array == nullptr) throw ValueError("from_arrow: the ArrowArray pointer is NULL");
   if (Held<Struct>::release_of(*array) == nullptr)
     throw ValueError("from_arrow: the ArrowArray is released (its release callback is NULL)");
-  return std::make_shared<Held<Struct>>(array);
+  // ArrowArray owners share from_dlpack's per-thread block cache (malloc and free cost a
+  // third of an import); the larger device struct takes the ordinary allocator.
+  if constexpr (std::is_same_v<Struct, arrow::Array>)
+    return std::allocate_shared<Held<Struct>>(detail::OwnerBlockAllocator<Held<Struct>>{}, array);
+  else
+    return std::make_shared<Held<Struct>>(array);
 }
 
 const arrow::Schema& schema_ref(const arrow::Schema* schema) {
