@@ -1,5 +1,6 @@
 // The C ABI that test/arrow/pyarrow_check.py drives through ctypes: zerotensor's Arrow import
 // and export, with handles Python can hold, and a count of live exported owners.
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -151,5 +152,12 @@ void ztp_export_batch(std::int64_t rows, void* array, void* schema) {
 }
 
 std::int64_t ztp_owners_alive() { return owners_alive.load(); }
+
+/// The README's pyarrow → C++ → Eigen example, as printed there.
+void centroid(zt::arrow::Array* array, zt::arrow::Schema* schema, float* out) {
+  zt::AnyTensor points = zt::from_arrow(array, schema);   // (1000, 3) float32 over pyarrow's buffer, read-only
+  Eigen::RowVector3f c = points.as<const float, 2>().matrix().colwise().mean();
+  std::copy_n(c.data(), 3, out);
+}  // the last view dies: pyarrow's release runs, exactly once
 
 }  // extern "C"

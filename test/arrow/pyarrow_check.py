@@ -202,6 +202,18 @@ class PyArrowToZerotensor(unittest.TestCase):
         stacked.free()
         LIB.ztp_free_batch(handle)
 
+    def test_readme_example(self):
+        baseline = pool_bytes()
+        points = pa.FixedSizeListArray.from_arrays(pa.array(np.random.rand(3000).astype(np.float32)), 3)
+        expected = points.flatten().to_numpy().reshape(1000, 3).mean(axis=0)
+        array, schema = ctypes.create_string_buffer(80), ctypes.create_string_buffer(72)  # ArrowArray, ArrowSchema
+        points._export_to_c(ctypes.addressof(array), ctypes.addressof(schema))
+        del points
+        out = (ctypes.c_float * 3)()
+        LIB.centroid(array, schema, out)
+        np.testing.assert_allclose(list(out), expected, rtol=1e-5)
+        self.assertEqual(pool_bytes(), baseline)  # released when the view died
+
     def test_nulls_refused_then_filled(self):
         baseline = pool_bytes()
         array, schema = export(pa.array([1, None, 3, None], pa.int64()))
