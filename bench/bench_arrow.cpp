@@ -130,10 +130,24 @@ void BM_arrow_import_fixed_shape_tensor(benchmark::State& state) {
   if (producer.released != std::int64_t(state.iterations())) state.SkipWithError("release count is wrong");
 }
 
+/// The same storage without the extension: FixedSizeList<float, 64>, shape (64, 64).
+void BM_arrow_import_fixed_size_list(benchmark::State& state) {
+  Producer producer;
+  const ar::Schema schema{"+w:64", nullptr, nullptr, 0, 1, &producer.float_ptr, nullptr, &Producer::release_schema,
+                          nullptr};
+  for (auto _ : state) {
+    ar::Array array = producer.tensor();
+    zt::AnyTensor view = zt::from_arrow(&array, schema);
+    benchmark::DoNotOptimize(view.data_ptr());
+  }
+  if (producer.released != std::int64_t(state.iterations())) state.SkipWithError("release count is wrong");
+}
+
 BENCHMARK(BM_dlpack_import_1d);
 BENCHMARK(BM_arrow_import_1d);
 BENCHMARK(BM_arrow_import_1d_schema_taken);
 BENCHMARK(BM_dlpack_import_3d);
+BENCHMARK(BM_arrow_import_fixed_size_list);
 BENCHMARK(BM_arrow_import_fixed_shape_tensor);
 
 }  // namespace
@@ -142,5 +156,6 @@ int main(int argc, char** argv) {
   return zt_bench::run(argc, argv,
                        {{"BM_arrow_import_1d", "BM_dlpack_import_1d"},
                         {"BM_arrow_import_1d_schema_taken", "BM_dlpack_import_1d"},
+                        {"BM_arrow_import_fixed_size_list", "BM_dlpack_import_3d"},
                         {"BM_arrow_import_fixed_shape_tensor", "BM_dlpack_import_3d"}});
 }

@@ -139,169 +139,158 @@ struct TensorShape {
   bool has_permutation = false;
 };
 
-void parse_tensor_shape(std::string_view json, TensorShape& result);
-
-/// A strict reader of the extension's small JSON object: {"shape": [...], "permutation":
-/// [...], "dim_names": [...]}, any order, other keys skipped. Hand-written rather than
-/// nlohmann-json, which would allocate a DOM on every import; bounded in depth and width,
-/// every number overflow-checked.
-class TensorShapeJson {
- public:
-  explicit TensorShapeJson(std::string_view json) : json_(json) {}
-
-  /// Fills `result` in place: a returned TensorShape would be copied whole.
-  void parse(TensorShape& result) {
-    result.rank = 0;
-    result.has_permutation = false;
-    bool has_shape = false, has_names = false;
-    std::size_t names = 0;
-    expect('{');
-    if (!accept('}')) {
-      do {
-        const std::string_view key = string();
-        expect(':');
-        if (key == "shape" && !has_shape) {
-          result.rank = integers(result.shape, "shape");
-          has_shape = true;
-        } else if (key == "permutation" && !result.has_permutation) {
-          permutation_rank_ = integers(result.permutation, "permutation");
-          result.has_permutation = true;
-        } else if (key == "dim_names" && !has_names) {
-          names = strings();
-          has_names = true;
-        } else if (key == "shape" || key == "permutation" || key == "dim_names") {
-          fail(detail::concat("\"", key, "\" appears twice"));
-        } else {
-          skip_value(0);
-        }
-      } while (accept(','));
-      expect('}');
-    }
-    skip_space();
-    if (position_ != json_.size()) fail(detail::concat("unexpected text at byte ", position_));
-    if (!has_shape) fail("has no \"shape\"");
-    if (result.has_permutation) check_permutation(result);
-    if (has_names && names != result.rank)
-      fail(detail::concat("\"dim_names\" has ", names, " names for ", result.rank, " dimensions"));
-  }
-
- private:
-  [[noreturn, gnu::cold, gnu::noinline]] void fail(const std::string& what) const { throw_extension(json_, what); }
-
-  void skip_space() {
-    while (position_ < json_.size() && (json_[position_] == ' ' || json_[position_] == '\t' ||
-                                        json_[position_] == '\n' || json_[position_] == '\r'))
-      ++position_;
-  }
-  bool accept(char c) {
-    skip_space();
-    if (position_ < json_.size() && json_[position_] == c) {
-      ++position_;
-      return true;
-    }
-    return false;
-  }
-  void expect(char c) {
-    if (!accept(c)) fail(detail::concat("expected '", c, "' at byte ", position_));
-  }
-
-  /// A string's raw bytes between the quotes; escapes are skipped over, not decoded.
-  std::string_view string() {
-    expect('"');
-    const std::size_t start = position_;
-    while (position_ < json_.size() && json_[position_] != '"') {
-      const auto c = static_cast<unsigned char>(json_[position_]);
-      if (c < 0x20) fail(detail::concat("control character in a string at byte ", position_));
-      position_ += c == '\\' ? 2 : 1;
-    }
-    if (position_ >= json_.size()) fail("a string is not terminated");
-    return json_.substr(start, position_++ - start);
-  }
-
-  /// A JSON array of integers ≥ 0 into `out`; returns how many.
-  std::size_t integers(std::array<std::int64_t, max_rank>& out, const char* what) {
-    std::size_t count = 0;
-    expect('[');
-    if (accept(']')) return 0;
-    do {
-      if (count == max_rank - 1)
-        fail(detail::concat("\"", what, "\" has more than ", max_rank - 1, " dimensions"));
-      skip_space();
-      const std::size_t start = position_;
-      std::int64_t value = 0;
-      while (position_ < json_.size() && json_[position_] >= '0' && json_[position_] <= '9') {
-        if (!mul_add(value, 10, json_[position_] - '0', value))
-          fail(detail::concat("a number in \"", what, "\" overflows int64"));
-        ++position_;
-      }
-      if (position_ == start) fail(detail::concat("\"", what, "\" must hold integers ≥ 0 (byte ", start, ")"));
-      out[count++] = value;
-    } while (accept(','));
-    expect(']');
-    return count;
-  }
-
-  std::size_t strings() {
-    std::size_t count = 0;
-    expect('[');
-    if (accept(']')) return 0;
-    do {
-      string();
-      ++count;
-    } while (accept(','));
-    expect(']');
-    return count;
-  }
-
-  /// Any JSON value under a key zerotensor does not read.
-  void skip_value(int depth) {
-    if (depth == 16) fail("nested deeper than 16 levels");
-    skip_space();
-    if (position_ >= json_.size()) fail("a value is missing at the end");
-    const char c = json_[position_];
-    if (c == '"') {
-      string();
-    } else if (c == '[' || c == '{') {
-      ++position_;
-      const char close = c == '[' ? ']' : '}';
-      if (accept(close)) return;
-      do {
-        if (c == '{') {
-          string();
-          expect(':');
-        }
-        skip_value(depth + 1);
-      } while (accept(','));
-      expect(close);
-    } else {
-      const std::size_t start = position_;
-      while (position_ < json_.size() && std::string_view("+-.0123456789eEtrufalsn").find(json_[position_]) !=
-                                             std::string_view::npos)
-        ++position_;
-      if (position_ == start) fail(detail::concat("unexpected character at byte ", position_));
-    }
-  }
-
-  void check_permutation(const TensorShape& result) const {
-    if (permutation_rank_ != result.rank)
-      fail(detail::concat("\"permutation\" has ", permutation_rank_, " entries for ", result.rank, " dimensions"));
-    std::array<bool, max_rank> seen{};
-    for (std::size_t i = 0; i < result.rank; ++i) {
-      const std::int64_t p = result.permutation[i];
-      if (p >= std::int64_t(result.rank) || seen[std::size_t(p)])
-        fail(detail::concat("\"permutation\" is not a permutation of 0…", result.rank - 1));
-      seen[std::size_t(p)] = true;
-    }
-  }
-
-  std::string_view json_;
-  std::size_t position_ = 0;
-  std::size_t permutation_rank_ = 0;
+/// The cursor of the JSON reader below: a position in `json`, kept in a local by every
+/// caller so that it stays in a register (a member would be reloaded around each store of
+/// a parsed number, which may alias it).
+struct JsonCursor {
+  const char* begin;
+  const char* end;
 };
 
-/// Out of line from the flattened import, flattened itself (its steps are small).
-[[gnu::noinline, gnu::flatten]] void parse_tensor_shape(std::string_view json, TensorShape& result) {
-  TensorShapeJson(json).parse(result);
+[[noreturn, gnu::cold, gnu::noinline]] void json_fail(const JsonCursor& json, const std::string& what) {
+  throw_extension(std::string_view(json.begin, std::size_t(json.end - json.begin)), what);
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void json_expected(const JsonCursor& json, char c, const char* at) {
+  json_fail(json, detail::concat("expected '", c, "' at byte ", at - json.begin));
+}
+
+inline void skip_space(const char*& p, const char* end) {
+  while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) ++p;
+}
+
+inline bool accept(const char*& p, const char* end, char c) {
+  skip_space(p, end);
+  if (p < end && *p == c) {
+    ++p;
+    return true;
+  }
+  return false;
+}
+
+inline void expect(const JsonCursor& json, const char*& p, char c) {
+  if (!accept(p, json.end, c)) json_expected(json, c, p);
+}
+
+/// A string's raw bytes between the quotes; escapes are skipped over, not decoded.
+inline std::string_view json_string(const JsonCursor& json, const char*& p) {
+  expect(json, p, '"');
+  const char* start = p;
+  while (p < json.end && *p != '"') {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c < 0x20) json_fail(json, detail::concat("control character in a string at byte ", p - json.begin));
+    p += c == '\\' && p + 1 < json.end ? 2 : 1;
+  }
+  if (p >= json.end) json_fail(json, "a string is not terminated");
+  return {start, std::size_t(p++ - start)};
+}
+
+/// A JSON array of integers ≥ 0 into `out`; returns how many.
+inline std::size_t json_integers(const JsonCursor& json, const char*& p, std::int64_t* out, const char* what) {
+  std::size_t count = 0;
+  expect(json, p, '[');
+  if (accept(p, json.end, ']')) return 0;
+  do {
+    if (count == max_rank - 1)
+      json_fail(json, detail::concat("\"", what, "\" has more than ", max_rank - 1, " dimensions"));
+    skip_space(p, json.end);
+    const char* start = p;
+    std::int64_t value = 0;
+    for (; p < json.end && *p >= '0' && *p <= '9'; ++p) {
+      if (__builtin_mul_overflow(value, 10, &value) || __builtin_add_overflow(value, *p - '0', &value))
+        json_fail(json, detail::concat("a number in \"", what, "\" overflows int64"));
+    }
+    if (p == start)
+      json_fail(json, detail::concat("\"", what, "\" must hold integers ≥ 0 (byte ", start - json.begin, ")"));
+    out[count++] = value;
+  } while (accept(p, json.end, ','));
+  expect(json, p, ']');
+  return count;
+}
+
+/// Any JSON value under a key zerotensor does not read (out of line: rare).
+[[gnu::noinline]] void json_skip_value(const JsonCursor& json, const char*& p, int depth) {
+  if (depth == 16) json_fail(json, "nested deeper than 16 levels");
+  skip_space(p, json.end);
+  if (p >= json.end) json_fail(json, "a value is missing at the end");
+  const char c = *p;
+  if (c == '"') {
+    json_string(json, p);
+  } else if (c == '[' || c == '{') {
+    ++p;
+    const char close = c == '[' ? ']' : '}';
+    if (accept(p, json.end, close)) return;
+    do {
+      if (c == '{') {
+        json_string(json, p);
+        expect(json, p, ':');
+      }
+      json_skip_value(json, p, depth + 1);
+    } while (accept(p, json.end, ','));
+    expect(json, p, close);
+  } else {
+    const char* start = p;
+    while (p < json.end && std::string_view("+-.0123456789eEtrufalsn").find(*p) != std::string_view::npos) ++p;
+    if (p == start) json_fail(json, detail::concat("unexpected character at byte ", p - json.begin));
+  }
+}
+
+/// A strict reader of the extension's small JSON object: {"shape": [...], "permutation":
+/// [...], "dim_names": [...]}, any order, other keys skipped, into `result`. Hand-written
+/// rather than nlohmann-json, which would allocate a DOM on every import; bounded in depth
+/// and width, every number overflow-checked. Out of line from the flattened import.
+[[gnu::noinline, gnu::flatten]] void parse_tensor_shape(std::string_view text, TensorShape& result) {
+  const JsonCursor json{text.data(), text.data() + text.size()};
+  const char* p = json.begin;
+  result.rank = 0;
+  result.has_permutation = false;
+  bool has_shape = false, has_names = false;
+  std::size_t names = 0, permutation_rank = 0;
+  expect(json, p, '{');
+  if (!accept(p, json.end, '}')) {
+    do {
+      const std::string_view key = json_string(json, p);
+      expect(json, p, ':');
+      if (key == "shape" && !has_shape) {
+        result.rank = json_integers(json, p, result.shape.data(), "shape");
+        has_shape = true;
+      } else if (key == "permutation" && !result.has_permutation) {
+        permutation_rank = json_integers(json, p, result.permutation.data(), "permutation");
+        result.has_permutation = true;
+      } else if (key == "dim_names" && !has_names) {
+        expect(json, p, '[');
+        if (!accept(p, json.end, ']')) {
+          do {
+            json_string(json, p);
+            ++names;
+          } while (accept(p, json.end, ','));
+          expect(json, p, ']');
+        }
+        has_names = true;
+      } else if (key == "shape" || key == "permutation" || key == "dim_names") {
+        json_fail(json, detail::concat("\"", key, "\" appears twice"));
+      } else {
+        json_skip_value(json, p, 0);
+      }
+    } while (accept(p, json.end, ','));
+    expect(json, p, '}');
+  }
+  skip_space(p, json.end);
+  if (p != json.end) json_fail(json, detail::concat("unexpected text at byte ", p - json.begin));
+  if (!has_shape) json_fail(json, "has no \"shape\"");
+  if (has_names && names != result.rank)
+    json_fail(json, detail::concat("\"dim_names\" has ", names, " names for ", result.rank, " dimensions"));
+  if (!result.has_permutation) return;
+  if (permutation_rank != result.rank)
+    json_fail(json, detail::concat("\"permutation\" has ", permutation_rank, " entries for ", result.rank,
+                                   " dimensions"));
+  std::array<bool, max_rank> seen{};
+  for (std::size_t i = 0; i < result.rank; ++i) {
+    const std::int64_t d = result.permutation[i];
+    if (d >= std::int64_t(result.rank) || seen[std::size_t(d)])
+      json_fail(json, detail::concat("\"permutation\" is not a permutation of 0…", result.rank - 1));
+    seen[std::size_t(d)] = true;
+  }
 }
 
 /// The type of an import: a chain of FixedSizeList levels down to one primitive leaf.
