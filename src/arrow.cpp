@@ -26,9 +26,12 @@ namespace {
 
 // ---- checked arithmetic on foreign numbers ----------------------------------------------------
 
-/// a * b + c, or false when it leaves int64 or a term is negative.
-bool mul_add(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t& out) {
-  return a >= 0 && b >= 0 && c >= 0 && !__builtin_mul_overflow(a, b, &out) && !__builtin_add_overflow(out, c, &out);
+/// a * b + c, or false when it leaves int64. Every caller passes terms it has checked to be
+/// ≥ 0; both overflow flags are computed without branching (this runs ~10 times an import).
+inline bool mul_add(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t& out) {
+  std::int64_t product = 0;
+  const bool overflow = __builtin_mul_overflow(a, b, &product) | __builtin_add_overflow(product, c, &out);
+  return !overflow;
 }
 
 // ---- the type: format strings, metadata, the fixed_shape_tensor extension ---------------------
@@ -307,16 +310,18 @@ struct Type {
   std::array<std::uint8_t, max_rank> permutation;
 };
 
-/// Parses "+w:123": the list size, or -1 when `format` is not a fixed-size list.
-std::int64_t fixed_list_size(std::string_view format, std::size_t level) {
-  if (format.substr(0, 3) != "+w:") return -1;
+/// Parses "+w:123": the list size, or -1 when `format` is not a fixed-size list. Reads the
+/// C string in place (no strlen on the hot path).
+std::int64_t fixed_list_size(const char* format, std::size_t level) {
+  if (format[0] != '+' || format[1] != 'w' || format[2] != ':') return -1;
   std::int64_t size = 0;
-  if (format.size() == 3) throw_schema(detail::concat("format \"", format, "\" has no list size"));
-  for (char c : format.substr(3)) {
-    if (c < '0' || c > '9' || !mul_add(size, 10, c - '0', size))
-      throw_schema(detail::concat("format \"", format, "\" at nesting level ", level,
-                                  " does not end in a list size that fits int64"));
+  const char* c = format + 3;
+  for (; *c != '\0'; ++c) {
+    if (*c < '0' || *c > '9' || !mul_add(size, 10, *c - '0', size)) break;
   }
+  if (c == format + 3 || *c != '\0')
+    throw_schema(detail::concat("format \"", format, "\" at nesting level ", level,
+                                " does not end in a list size that fits int64"));
   return size;
 }
 
@@ -337,7 +342,7 @@ Type parse_type(const arrow::Schema& root) {
   for (std::size_t level = 0;; ++level) {
     if (schema->release == nullptr) throw_schema(detail::concat("the schema at nesting level ", level, " is released"));
     if (schema->format == nullptr) throw_schema(detail::concat("format is NULL at nesting level ", level));
-    const std::string_view format(schema->format);
+    const char* format = schema->format;
     if (schema->dictionary != nullptr)
       throw TypeError(detail::concat("from_arrow: the array at nesting level ", level,
                                      " is dictionary-encoded (indices \"", format,
@@ -373,11 +378,12 @@ Type parse_type(const arrow::Schema& root) {
     if (tensor_extension)
       throw_schema(detail::concat("arrow.fixed_shape_tensor has storage \"", format,
                                   "\"; the extension's storage is a fixed-size list"));
-    if (format == "b") {
+    const bool one_character = format[0] != '\0' && format[1] == '\0';
+    if (one_character && format[0] == 'b') {
       type.dtype = bool_;
       type.bit_packed = true;
     } else {
-      const int found = format.size() == 1 ? primitive_dtypes[static_cast<unsigned char>(format[0])] : -1;
+      const int found = one_character ? primitive_dtypes[static_cast<unsigned char>(format[0])] : -1;
       if (found < 0) throw_format(format, level);
       type.dtype = DType(found);
     }
@@ -615,9 +621,11 @@ AnyTensor build(const Type& type, const Found& found, Device device, KeepAlive&&
     return copy_out(type, found, g, options);
   }
   auto* first = found.count > 0 ? reinterpret_cast<std::byte*>(start) : nullptr;
-  AnyTensor view = detail::make_view(type.dtype, first, shape, strides, std::move(owner), device, false);
-  if (options.copy == true) return view.clone();
-  return view;  // not through `?:`, which would copy the view
+  // Returned as prvalues: a named view would be moved into the result (NRVO fails with
+  // the other returns above).
+  if (options.copy == true)
+    return detail::make_view(type.dtype, first, shape, strides, std::move(owner), device, false).clone();
+  return detail::make_view(type.dtype, first, shape, strides, std::move(owner), device, false);
 }
 
 // ---- ownership --------------------------------------------------------------------------------
