@@ -172,6 +172,13 @@ class PyArrowToZerotensor(unittest.TestCase):
             np.testing.assert_array_equal(tensor.values(), arr.to_numpy_ndarray())
             tensor.free()
 
+    def test_empty_array(self):
+        array, schema = export(pa.array([], pa.float32()))
+        tensor = zt_import(array, schema)
+        self.assertEqual(tensor.shape, (0,))
+        self.assertEqual(tensor.dtype, "float32")
+        tensor.free()
+
     def test_device_export_of_host_memory(self):
         arr = pa.array([1.5, 2.5, 3.5], pa.float64())
         array, schema = ArrowDeviceArray(), ArrowSchema()
@@ -344,6 +351,17 @@ class ZerotensorToPyArrow(unittest.TestCase):
         self.assertIsInstance(batch.column(1).type, pa.FixedShapeTensorType)
         np.testing.assert_array_equal(batch.column(1).to_numpy_ndarray(), np.arange(10).reshape(5, 2))
         self.assertEqual(LIB.ztp_owners_alive(), 2)
+
+    def test_empty_tensors(self):
+        for shape in ([0], [0, 3], [2, 0]):
+            with self.subTest(shape):
+                array, schema, _ = zt_export("float32", shape)
+                arr = pa.Array._import_from_c(ctypes.addressof(array), ctypes.addressof(schema))
+                arr.validate(full=True)
+                self.assertEqual(len(arr), shape[0])
+                if len(shape) == 2:
+                    self.assertEqual(arr.type.shape, [shape[1]])
+                del arr
 
     def test_bool_refused(self):
         with self.assertRaisesRegex(ImportError_, r"TypeError: .*bool has no Arrow type"):
