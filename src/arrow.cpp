@@ -163,6 +163,10 @@ inline void skip_space(const char*& p, const char* end) {
 }
 
 inline bool accept(const char*& p, const char* end, char c) {
+  if (p < end && *p == c) {  // first without whitespace: Arrow's writers emit none
+    ++p;
+    return true;
+  }
   skip_space(p, end);
   if (p < end && *p == c) {
     ++p;
