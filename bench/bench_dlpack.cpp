@@ -11,7 +11,7 @@
 
 #include "ratio.hpp"
 #include "zerotensor/from_dlpack.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/empty.hpp"
 #include "zerotensor/to_dlpack.hpp"
 
 #if ZT_HAVE_TORCH

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <vector>
 
+#include "zerotensor/eigen_tensor.hpp"
 #include "zerotensor/zerotensor.hpp"
 
 namespace {

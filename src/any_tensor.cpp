@@ -1,8 +1,8 @@
 #include "zerotensor/any_tensor.hpp"
 
 #include "zerotensor/convert.hpp"
-#include "zerotensor/device_copy.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/detail/device_copy.hpp"
+#include "zerotensor/empty.hpp"
 
 namespace zt {
 

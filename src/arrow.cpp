@@ -12,10 +12,13 @@
 #include <type_traits>
 #include <utility>
 
+#include "dtype_formats.hpp"
 #include "zerotensor/convert.hpp"
+#include "zerotensor/detail/checked_arithmetic.hpp"
+#include "zerotensor/empty.hpp"
 #include "zerotensor/from_arrow.hpp"
 #include "zerotensor/from_dlpack.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/shape.hpp"
 
 #if ZT_CUDA
 #include <cuda_runtime_api.h>
@@ -30,7 +33,7 @@ namespace {
 /// ≥ 0; both overflow flags are computed without branching (this runs ~10 times an import).
 inline bool mul_add(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t& out) {
   std::int64_t product = 0;
-  const bool overflow = __builtin_mul_overflow(a, b, &product) | __builtin_add_overflow(product, c, &out);
+  const bool overflow = detail::mul_overflows(a, b, product) | detail::add_overflows(product, c, out);
   return !overflow;
 }
 
@@ -39,28 +42,15 @@ inline bool mul_add(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t
 /// Every tensor dimension an import can make: the row dimension and 31 from the type.
 constexpr std::size_t max_rank = 32;
 
-/// One-character primitive formats, and their dtypes.
-struct Primitive {
-  char format;
-  DType dtype;
-};
-constexpr std::array<Primitive, 11> primitives = {{{'c', int8},
-                                                   {'C', uint8},
-                                                   {'s', int16},
-                                                   {'S', uint16},
-                                                   {'i', int32},
-                                                   {'I', uint32},
-                                                   {'l', int64},
-                                                   {'L', uint64},
-                                                   {'e', float16},
-                                                   {'f', float32},
-                                                   {'g', float64}}};
-
-/// primitives as a table indexed by the format character: the dtype, or -1.
+/// The one-character primitive formats (the arrow column of the dtype table) as a table
+/// indexed by the character: the dtype, or -1.
 constexpr auto primitive_dtypes = [] {
   std::array<std::int8_t, 256> table{};
   table.fill(-1);
-  for (const Primitive& p : primitives) table[static_cast<unsigned char>(p.format)] = std::int8_t(p.dtype);
+  for (DType dtype : all_dtypes) {
+    const std::string_view format = detail::dtype_formats[std::size_t(dtype)].arrow;
+    if (format.size() == 1) table[static_cast<unsigned char>(format[0])] = std::int8_t(dtype);
+  }
   return table;
 }();
 
@@ -204,7 +194,7 @@ inline std::size_t json_integers(const JsonCursor& json, const char*& p, std::in
     const char* start = p;
     std::int64_t value = 0;
     for (; p < json.end && *p >= '0' && *p <= '9'; ++p) {
-      if (__builtin_mul_overflow(value, 10, &value) || __builtin_add_overflow(value, *p - '0', &value))
+      if (!mul_add(value, 10, *p - '0', value))
         json_fail(json, detail::concat("a number in \"", what, "\" overflows int64"));
     }
     if (p == start)
@@ -544,16 +534,10 @@ Geometry geometry(const Type& type, std::int64_t rows) {
   g.rank = 1 + type.dims;
   g.physical[0] = rows;
   std::copy_n(type.shape.begin(), type.dims, g.physical.begin() + 1);
+  // Checked: with no rows the element count does not bound the other extents.
   std::array<index_t, max_rank> physical_strides;
-  index_t step = 1;
-  for (std::size_t d = g.rank; d-- > 0;) {
-    physical_strides[d] = step;
-    // contiguous_strides' rule (an extent of 0 steps like 1), checked: with no rows the
-    // element count does not bound the other extents.
-    if (!mul_add(step, std::max<index_t>(g.physical[d], 1), 0, step))
-      throw_schema(detail::concat("the tensor shape ", detail::shape_string({g.physical.data(), g.rank}),
-                                  " has strides beyond int64"));
-  }
+  std::copy_n(g.physical.begin(), g.rank, physical_strides.begin());
+  static_cast<void>(detail::contiguous_strides(std::span<index_t>(physical_strides.data(), g.rank), "from_arrow"));
   g.shape[0] = rows;
   g.strides[0] = physical_strides[0];
   for (std::size_t d = 0; d < type.dims; ++d) {
@@ -604,8 +588,8 @@ AnyTensor build(const Type& type, const Found& found, Device device, KeepAlive&&
   const auto size = std::int64_t(itemsize(type.dtype));
   if (!type.bit_packed && found.count > 0 &&
       (!mul_add(found.first, size, 0, skip) || !mul_add(found.count, size, 0, bytes) ||
-       __builtin_add_overflow(reinterpret_cast<std::uintptr_t>(found.data), std::uintptr_t(skip), &start) ||
-       __builtin_add_overflow(start, std::uintptr_t(bytes), &end)))
+       detail::add_overflows(reinterpret_cast<std::uintptr_t>(found.data), std::uintptr_t(skip), start) ||
+       detail::add_overflows(start, std::uintptr_t(bytes), end)))
     throw_array(detail::concat(found.count, " elements from offset ", found.first, " of data ",
                                static_cast<const void*>(found.data), " pass the end of the address space"));
   const bool misaligned = (start & (alignment(type.dtype) - 1)) != 0;

@@ -12,14 +12,15 @@
 #include <utility>
 #include <vector>
 
+#include "dtype_formats.hpp"
+#include "zerotensor/detail/checked_arithmetic.hpp"
 #include "zerotensor/to_arrow.hpp"
 
 namespace zt {
 namespace {
 
-/// Arrow's format for each dtype, in DType order; NULL where Arrow has no such type.
-constexpr std::array<const char*, dtype_count> arrow_formats = {
-    nullptr, "C", "c", "s", "i", "l", "S", "I", "L", "e", nullptr, "f", "g", nullptr, nullptr};
+/// Arrow's format for `dtype` (the dtype table's arrow column); empty where Arrow has none.
+std::string_view arrow_format(DType dtype) { return detail::dtype_formats[std::size_t(dtype)].arrow; }
 
 /// The memory behind exported structs. `live` counts the structs not yet released: the base
 /// struct and every child (a consumer may move a child out and release it later).
@@ -92,7 +93,7 @@ class Exporter {
   void column(const AnyTensor& tensor, std::string_view name, ArrowTensorType type, arrow::Array& a,
               arrow::Schema& s) {
     arrays_->owners.push_back(tensor.owner());
-    const std::string format = arrow_formats[std::size_t(tensor.dtype())];
+    const std::string format(arrow_format(tensor.dtype()));
     const void* data = tensor.data_ptr();
     const auto shape = std::span<const index_t>(tensor.shape());
     std::int64_t length = shape[0];
@@ -112,7 +113,7 @@ class Exporter {
       std::int64_t size = 1;
       std::string json = "{\"shape\":[";
       for (std::size_t d = 1; d < shape.size(); ++d) {
-        if (__builtin_mul_overflow(size, shape[d], &size))
+        if (detail::mul_overflows(size, shape[d], size))
           throw ValueError(detail::concat("to_arrow: the list size of shape ", detail::shape_string(shape),
                                           " overflows int64"));
         json += (d > 1 ? "," : "") + std::to_string(shape[d]);
@@ -168,7 +169,7 @@ AnyTensor exportable(const AnyTensor& tensor, const ToArrowOptions& options, boo
   };
   if (tensor.rank() == 0)
     throw ValueError(detail::concat(what, ": a 0-dim tensor (", found(), ") has no length; an Arrow array needs one"));
-  if (arrow_formats[std::size_t(tensor.dtype())] == nullptr)
+  if (arrow_format(tensor.dtype()).empty())
     throw TypeError(detail::concat(what, ": ", tensor.dtype(),
                                    " has no Arrow type that shares memory (Arrow's bool packs bits; Arrow has no "
                                    "bfloat16 or complex); convert with .to(dtype) first (", found(), ")"));

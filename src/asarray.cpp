@@ -3,9 +3,9 @@
 #include <cstring>
 
 #include "zerotensor/convert.hpp"
-#include "zerotensor/device_copy.hpp"
+#include "zerotensor/detail/device_copy.hpp"
 #include "zerotensor/frombuffer.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/empty.hpp"
 
 namespace zt {
 namespace detail {
@@ -63,7 +63,7 @@ AnyTensor asarray_buffer(Buffer buffer, const AsArrayOptions& options) {
   if (address % alignment(dtype) == 0) return apply_options(frombuffer(std::move(buffer), dtype), remaining, Origin::view);
   // frombuffer's checks first, in its order; then the copy that alignment needs.
   if (!buffer.device().is_host_accessible()) throw_not_host_accessible("asarray", buffer.device());
-  const index_t count = frombuffer_count(buffer.size(), itemsize(dtype), {});
+  const index_t count = frombuffer_count(buffer.nbytes(), itemsize(dtype), {});
   if (options.copy == false) throw_misaligned("asarray (copy = false)", buffer.data(), 0, dtype);
   return apply_options(aligned_copy(buffer, dtype, count), remaining, Origin::own);
 }

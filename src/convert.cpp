@@ -4,6 +4,9 @@
 #include <cstring>
 #include <limits>
 
+#include "strided_walk.hpp"
+#include "zerotensor/shares_memory.hpp"
+
 namespace zt {
 namespace {
 
@@ -56,33 +59,8 @@ To convert_value(From value) {
   }
 }
 
-/// Calls `run(source_offset, destination_offset, length)` for every innermost row of the
-/// shape, offsets in elements: the single strided walk of the library.
-template <class Run>
-void for_each_row(std::span<const index_t> shape, std::span<const index_t> source_strides,
-                  std::span<const index_t> destination_strides, Run&& run) {
-  const std::size_t rank = shape.size();
-  if (rank == 0) return run(index_t{0}, index_t{0}, index_t{1});
-  Extents<dynamic> position(rank - 1, 0);
-  index_t source = 0;
-  index_t destination = 0;
-  while (true) {
-    run(source, destination, shape[rank - 1]);
-    std::size_t d = rank - 1;
-    while (d-- > 0) {
-      source += source_strides[d];
-      destination += destination_strides[d];
-      if (++position[d] < shape[d]) break;
-      source -= source_strides[d] * shape[d];
-      destination -= destination_strides[d] * shape[d];
-      position[d] = 0;
-    }
-    if (d == std::size_t(-1)) return;
-  }
-}
-
 /// The contiguous fast path. `__restrict` lets the compiler vectorise without a run-time
-/// overlap check (a destination never overlaps its source: it is written, not read).
+/// overlap check: copy_into gives a source that overlaps its destination a copy first.
 template <class To, class From>
 void convert_contiguous(const From* __restrict in, To* __restrict out, index_t count) {
   if constexpr (std::is_same_v<From, To>) {
@@ -92,19 +70,25 @@ void convert_contiguous(const From* __restrict in, To* __restrict out, index_t c
   }
 }
 
-template <class From, class To>
-void convert_typed(const Tensor<From>& source, const Tensor<To>& destination) {
+template <class Source, class To>
+void convert_typed(const Tensor<Source>& source, const Tensor<To>& destination) {
+  using From = std::remove_const_t<Source>;
   const From* in = source.data();
   To* out = destination.data();
   if (source.is_contiguous() && destination.is_contiguous()) return convert_contiguous(in, out, source.numel());
   const std::size_t inner = source.rank() == 0 ? 0 : source.rank() - 1;
   const index_t in_step = source.rank() == 0 ? 1 : source.stride(inner);
   const index_t out_step = source.rank() == 0 ? 1 : destination.stride(inner);
-  for_each_row(source.shape(), source.strides(), destination.strides(),
-               [&](index_t in_offset, index_t out_offset, index_t length) {
-                 for (index_t i = 0; i < length; ++i)
-                   out[out_offset + i * out_step] = convert_value<To>(in[in_offset + i * in_step]);
-               });
+  detail::for_each_row<2>(source.shape(), {source.strides(), destination.strides()},
+                          [&](const std::array<index_t, 2>& offsets, index_t length, std::span<const index_t>) {
+                            for (index_t i = 0; i < length; ++i)
+                              out[offsets[1] + i * out_step] = convert_value<To>(in[offsets[0] + i * in_step]);
+                          });
+}
+
+/// Whether the two views are the same elements in the same order (copying is a no-op).
+bool same_view(const AnyTensor& a, const AnyTensor& b) {
+  return a.data_ptr() == b.data_ptr() && a.dtype() == b.dtype() && a.strides() == b.strides();
 }
 
 [[noreturn]] void throw_overflow(const Scalar& value, DType dtype) {
@@ -177,9 +161,13 @@ void copy_into(const AnyTensor& source, const AnyTensor& destination) {
   if (!source.device().is_host_accessible()) detail::throw_not_host_accessible("copy_into", source.device());
   if (!destination.device().is_host_accessible())
     detail::throw_not_host_accessible("copy_into", destination.device());
-  if (source.numel() == 0) return;
-  std::visit([](const auto& in, const auto& out) { convert_typed(in, out); }, source.variant(),
-             destination.variant());
+  if (source.numel() == 0 || same_view(source, destination)) return;
+  // As NumPy's copyto and PyTorch's copy_: overlapping memory reads as it was before the copy.
+  const AnyTensor input = shares_memory(source, destination) ? source.clone() : source;
+  dispatch(destination.dtype(), [&](auto tag) {
+    const auto out = destination.as<typename decltype(tag)::type>();
+    input.visit([&](const auto& in) { convert_typed(in, out); });
+  });
 }
 
 }  // namespace zt

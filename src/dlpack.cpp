@@ -1,5 +1,6 @@
 // DLPack import (the checks and the view behind from_dlpack) and export (to_dlpack).
 #include <algorithm>
+#include <bit>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -9,8 +10,9 @@
 #include <utility>
 #include <variant>
 
+#include "dtype_formats.hpp"
+#include "strided_walk.hpp"
 #include "zerotensor/from_dlpack.hpp"
-#include "zerotensor/storage.hpp"
 #include "zerotensor/to_dlpack.hpp"
 
 namespace zt {
@@ -20,26 +22,6 @@ using dlpack::DeviceType;
 using dlpack::TypeCode;
 
 // ---- dtype and device mapping, both directions --------------------------------------------
-
-struct DLPackType {
-  TypeCode code;
-  std::uint8_t bits;
-};
-
-/// DLPack's code and bits for each of the 15 dtypes, in DType order.
-constexpr std::array<DLPackType, dtype_count> dlpack_types = {{
-    {TypeCode::Bool, 8},     {TypeCode::UInt, 8},     {TypeCode::Int, 8},      {TypeCode::Int, 16},
-    {TypeCode::Int, 32},     {TypeCode::Int, 64},     {TypeCode::UInt, 16},    {TypeCode::UInt, 32},
-    {TypeCode::UInt, 64},    {TypeCode::Float, 16},   {TypeCode::Bfloat, 16},  {TypeCode::Float, 32},
-    {TypeCode::Float, 64},   {TypeCode::Complex, 64}, {TypeCode::Complex, 128},
-}};
-
-static_assert([] {
-  for (DType dtype : all_dtypes) {
-    if (dlpack_types[std::size_t(dtype)].bits != 8 * itemsize(dtype)) return false;
-  }
-  return true;
-}(), "dlpack_types: every dtype's DLPack width must equal its itemsize");
 
 /// "code 2 (float), 8 bits, 1 lane": how a refused DLPack type is named in messages.
 std::string describe_type(dlpack::DataType type) {
@@ -118,13 +100,13 @@ std::string describe_type(dlpack::DataType type) {
                                   "; DLPack bool data must be bytes 0 or 1"));
 }
 
-/// dlpack_types inverted: the dtype index for [code][log2(bits) - 3], or -1.
+/// dtype_formats' DLPack columns inverted: the dtype index for [code][log2(bits) - 3], or -1.
 constexpr auto dtype_by_code_and_width = [] {
   std::array<std::array<std::int8_t, 5>, 7> table{};
   for (auto& row : table) row.fill(-1);
   for (DType dtype : all_dtypes) {
-    const DLPackType type = dlpack_types[std::size_t(dtype)];
-    table[std::size_t(type.code)][std::size_t(__builtin_ctz(type.bits)) - 3] = std::int8_t(dtype);
+    const detail::DTypeFormats& formats = detail::dtype_formats[std::size_t(dtype)];
+    table[std::size_t(formats.dlpack_code)][std::size_t(std::countr_zero(formats.dlpack_bits)) - 3] = std::int8_t(dtype);
   }
   return table;
 }();
@@ -132,7 +114,7 @@ constexpr auto dtype_by_code_and_width = [] {
 DType dtype_from_dlpack(dlpack::DataType type) {
   const bool byte_multiple = type.bits >= 8 && (type.bits & (type.bits - 1)) == 0;
   if (type.lanes == 1 && type.code < dtype_by_code_and_width.size() && byte_multiple) {
-    const std::int8_t found = dtype_by_code_and_width[type.code][std::size_t(__builtin_ctz(type.bits)) - 3];
+    const std::int8_t found = dtype_by_code_and_width[type.code][std::size_t(std::countr_zero(type.bits)) - 3];
     if (found >= 0) return DType(found);
   }
   throw_unsupported_type(type);
@@ -197,13 +179,13 @@ ByteReach byte_reach(std::span<const index_t> shape, std::span<const index_t> st
   bool overflow = false;
   for (std::size_t d = 0; d < shape.size(); ++d) {
     index_t reach = 0;
-    overflow |= __builtin_mul_overflow(shape[d] - 1, strides[d], &reach);
-    overflow |= reach < 0 ? __builtin_add_overflow(low, reach, &low) : __builtin_add_overflow(high, reach, &high);
+    overflow |= detail::mul_overflows(shape[d] - 1, strides[d], reach);
+    overflow |= reach < 0 ? detail::add_overflows(low, reach, low) : detail::add_overflows(high, reach, high);
   }
   const auto size = static_cast<index_t>(itemsize);
   ByteReach bytes{};
-  overflow |= __builtin_mul_overflow(low, -size, &bytes.below) || __builtin_add_overflow(high, 1, &high) ||
-              __builtin_mul_overflow(high, size, &bytes.above);
+  overflow |= detail::mul_overflows(low, -size, bytes.below) || detail::add_overflows(high, index_t{1}, high) ||
+              detail::mul_overflows(high, size, bytes.above);
   if (overflow) throw_span_overflow(shape, strides, itemsize);
   return bytes;
 }
@@ -216,32 +198,46 @@ std::byte* first_element(const void* data, std::uint64_t byte_offset, std::span<
   if (count == 0 && address == 0) return nullptr;  // the spec's empty tensor: nothing to offset
   if (address == 0) throw_null_data(shape, count);
   std::uintptr_t start = 0;
-  if (__builtin_add_overflow(address, byte_offset, &start)) throw_offset_wraps(data, byte_offset);
+  if (detail::add_overflows(address, byte_offset, start)) throw_offset_wraps(data, byte_offset);
   if (count > 0) {
     const ByteReach reach = byte_reach(shape, strides, itemsize(dtype));
     std::uintptr_t end = 0;
-    if (start < std::uintptr_t(reach.below) || __builtin_add_overflow(start, std::uintptr_t(reach.above), &end))
+    if (start < std::uintptr_t(reach.below) || detail::add_overflows(start, std::uintptr_t(reach.above), end))
       throw_outside_address_space(shape, strides, start);
     if ((start & (alignment(dtype) - 1)) != 0) throw_misaligned(data, byte_offset, start, dtype);  // a power of 2
   }
   return reinterpret_cast<std::byte*>(start);
 }
 
-/// Walks every element in C order (any strides) and refuses a byte other than 0 or 1.
+/// Refuses a bool element whose byte is not 0 or 1, reading each byte of memory once:
+/// extent-1 dimensions are never stepped and broadcast (stride-0) dimensions repeat bytes
+/// already read, so the walk leaves both out. A bad byte is named by its first index in
+/// C order (index 0 in every left-out dimension).
 [[gnu::noinline]] void check_bool_elements(const std::byte* first, std::span<const index_t> shape,
-                                           std::span<const index_t> strides, index_t count) {
-  DynamicExtents index(shape.size(), 0);
-  index_t offset = 0;
-  for (index_t n = 0; n < count; ++n) {
-    const auto value = std::to_integer<unsigned>(first[offset]);
-    if (value > 1) throw_bad_bool(index, value);
-    for (std::size_t d = shape.size(); d-- > 0;) {
-      offset += strides[d];
-      if (++index[d] < shape[d]) break;
-      offset -= strides[d] * shape[d];
-      index[d] = 0;
-    }
+                                           std::span<const index_t> strides) {
+  const auto stepped = [&](std::size_t d) { return shape[d] > 1 && strides[d] != 0; };
+  std::size_t rank = 0;
+  for (std::size_t d = 0; d < shape.size(); ++d) rank += stepped(d) ? 1 : 0;
+  DynamicExtents walked_shape(rank, 0), walked_strides(rank, 0), walked_dims(rank, 0);
+  for (std::size_t d = 0, k = 0; d < shape.size(); ++d) {
+    if (!stepped(d)) continue;
+    walked_shape[k] = shape[d];
+    walked_strides[k] = strides[d];
+    walked_dims[k++] = index_t(d);
   }
+  const index_t inner_stride = rank == 0 ? 0 : walked_strides[rank - 1];
+  detail::for_each_row<1>(
+      walked_shape, {walked_strides},
+      [&](const std::array<index_t, 1>& offset, index_t length, std::span<const index_t> outer) {
+        for (index_t i = 0; i < length; ++i) {
+          const auto value = std::to_integer<unsigned>(first[offset[0] + i * inner_stride]);
+          if (value <= 1) [[likely]] continue;
+          DynamicExtents index(shape.size(), 0);
+          for (std::size_t k = 0; k < outer.size(); ++k) index[std::size_t(walked_dims[k])] = outer[k];
+          if (rank > 0) index[std::size_t(walked_dims[rank - 1])] = i;
+          throw_bad_bool(index, value);
+        }
+      });
 }
 
 // ---- owner control blocks -------------------------------------------------------------------
@@ -297,12 +293,12 @@ Managed* export_view(const Tensor<T>& view) {
   std::copy_n(view.shape().data(), rank, shape);
   std::copy_n(view.strides().data(), rank, strides);
 
-  constexpr DLPackType type = dlpack_types[std::size_t(dtype_of<T>)];
+  constexpr detail::DTypeFormats formats = detail::dtype_formats[std::size_t(dtype_of<T>)];
   Managed& managed = block->managed;
-  managed.dl_tensor = {view.numel() == 0 ? nullptr : static_cast<void*>(view.data()),
+  managed.dl_tensor = {view.numel() == 0 ? nullptr : const_cast<void*>(static_cast<const void*>(view.data())),
                        dlpack_device(view.device()),
                        std::int32_t(rank),
-                       {std::uint8_t(type.code), type.bits, 1},
+                       {std::uint8_t(formats.dlpack_code), formats.dlpack_bits, 1},
                        rank == 0 ? nullptr : shape,
                        rank == 0 ? nullptr : strides,
                        0};
@@ -313,7 +309,7 @@ Managed* export_view(const Tensor<T>& view) {
 
 template <class Managed>
 Managed* export_tensor(const AnyTensor& tensor) {
-  return std::visit([](const auto& view) { return export_view<Managed>(view); }, tensor.variant());
+  return tensor.visit([](const auto& view) { return export_view<Managed>(view); });
 }
 
 }  // namespace
@@ -363,7 +359,7 @@ void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor) {
   const Device device = device_from_dlpack(read_field<dlpack::Device>(descriptor, offsetof(Descriptor, device)));
   AnyTensor view = make_view(dtype, first, shape, strides, std::move(owner), device, !read_only);
   // On failure the view dies here and its owner runs the producer's deleter.
-  if (dtype == bool_ && device.is_host_accessible()) check_bool_elements(first, shape, strides, count);
+  if (dtype == bool_ && count > 0 && device.is_host_accessible()) check_bool_elements(first, shape, strides);
   return view;
 }
 

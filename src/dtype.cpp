@@ -32,7 +32,16 @@ DType promote_integers(DType a, DType b) {
 
 }  // namespace
 
+namespace detail {
+void throw_invalid_dtype(DType dtype) {
+  throw ValueError(concat("invalid DType value ", unsigned(dtype), "; the dtypes are 0 (bool) to ", dtype_count - 1,
+                          " (complex128)"));
+}
+}  // namespace detail
+
 DType promote_types(DType a, DType b) {
+  (void)detail::table_index(a);
+  (void)detail::table_index(b);
   if (a == b) return a;
   if (is_wide_unsigned(a) || is_wide_unsigned(b)) {
     if (is_floating_point(a)) return a;
@@ -51,6 +60,7 @@ DType promote_types(DType a, DType b) {
 DType default_dtype() noexcept { return process_default_dtype.load(std::memory_order_relaxed); }
 
 void set_default_dtype(DType dtype) {
+  (void)detail::table_index(dtype);
   if (!is_floating_point(dtype))
     throw TypeError(detail::concat("only floating-point types are supported as the default type; got ", dtype));
   process_default_dtype.store(dtype, std::memory_order_relaxed);

@@ -40,11 +40,15 @@ void throw_index_out_of_range(index_t index, std::size_t dim, index_t extent) {
 
 void throw_as_mismatch(DType expected_dtype, std::size_t expected_rank, bool want_writable,
                        const AnyTensor& found) {
-  throw TypeError(concat("AnyTensor::as: expected ", expected_dtype,
-                         expected_rank == dynamic ? std::string() : concat(", rank ", expected_rank),
-                         want_writable ? ", writable" : "", "; got ",
-                         describe(found.dtype(), found.shape(), found.strides(), found.device(),
-                                  found.is_writable())));
+  const std::string message = concat("AnyTensor::as: expected ", expected_dtype,
+                                     expected_rank == dynamic ? std::string() : concat(", rank ", expected_rank),
+                                     want_writable ? ", writable" : "", "; got ",
+                                     describe(found.dtype(), found.shape(), found.strides(), found.device(),
+                                              found.is_writable()));
+  // A rank that differs is a ValueError everywhere; a dtype or writability, a TypeError.
+  const bool rank_only = found.dtype() == expected_dtype && (!want_writable || found.is_writable());
+  if (rank_only) throw ValueError(message);
+  throw TypeError(message);
 }
 
 void throw_read_only(const char* operation) {

@@ -16,8 +16,11 @@ namespace zt::detail {
 /// then `message` gives the reason.
 [[noreturn]] void throw_io_error(std::string_view context, int os_error, std::string_view message);
 
-/// Creates or truncates `path` and writes `parts` one after another. IOError with the path
-/// and the OS reason when any step fails; a failed write leaves a partial file behind.
+/// Writes `parts` one after another to a temporary file beside `path` and renames it over
+/// `path` (the target of a symbolic link): atomic and durable. Readers and mappings of the
+/// old file keep its contents; the new file keeps the old one's permissions (a new file
+/// gets 0666 less the umask). IOError with the path and the OS reason when any step
+/// fails; then the old file is untouched and the temporary file removed.
 void write_file(const std::filesystem::path& path, const std::vector<std::span<const std::byte>>& parts);
 
 }  // namespace zt::detail

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "zerotensor/frombuffer.hpp"
+#include "zerotensor/empty.hpp"
 #include "zerotensor/storage.hpp"
 
 namespace zt::detail {
@@ -40,14 +41,6 @@ std::string copy_reason(const std::byte* source, const StoredTensor& stored, ind
   return {};
 }
 
-void check_bool_data(const std::byte* source, index_t count, std::string_view description) {
-  try {
-    check_bool_bytes(source, count);
-  } catch (const ValueError& e) {
-    throw ValueError(concat(description, ": ", e.what()));
-  }
-}
-
 }  // namespace
 
 MapAccess mapping_access(const LoadOptions& options) {
@@ -65,7 +58,7 @@ AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, 
   const index_t count = numel(stored.shape);
   const std::size_t length = std::size_t(count) * itemsize(stored.dtype);
   const bool writable = options.access != MapAccess::read_only;
-  if (stored.dtype == bool_) check_bool_data(source, count, description);
+  if (stored.dtype == bool_) check_bool_bytes(source, count, description);
 
   const std::string reason = copy_reason(source, stored, count);
   if (reason.empty() && !options.copy.value_or(false))

@@ -41,7 +41,7 @@ AnyTensor from_file(const std::filesystem::path& path, FromFileOptions options) 
     throw ValueError(detail::concat("from_file: size must be non-negative; got ", options.size, " for file <",
                                     path.native(), ">"));
   index_t length = 0;
-  if (__builtin_mul_overflow(options.size, static_cast<index_t>(itemsize(dtype)), &length))
+  if (detail::mul_overflows(options.size, static_cast<index_t>(itemsize(dtype)), length))
     throw ValueError(detail::concat("from_file: size ", options.size, " of ", dtype, " (", itemsize(dtype),
                                     " bytes each) overflows a 64-bit byte count"));
   if (length == 0) return empty_result(dtype, options.writable);

@@ -5,12 +5,12 @@
 namespace zt {
 
 namespace detail {
-void check_bool_bytes(const std::byte* bytes, index_t count) {
+void check_bool_bytes(const std::byte* bytes, index_t count, std::string_view context) {
   const auto* end = bytes + count;
   const auto* bad = std::find_if(bytes, end, [](std::byte b) { return std::to_integer<unsigned>(b) > 1; });
   if (bad != end)
-    throw ValueError(concat("bool data must be bytes 0 or 1; element ", bad - bytes, " is byte ",
-                            std::to_integer<unsigned>(*bad)));
+    throw ValueError(concat(context, context.empty() ? "" : ": ", "bool data must be bytes 0 or 1; element ",
+                            bad - bytes, " is byte ", std::to_integer<unsigned>(*bad)));
 }
 }  // namespace detail
 

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <limits>
 #include <memory>
 
 #include <boost/interprocess/exceptions.hpp>
@@ -52,11 +51,11 @@ std::size_t regular_file_size(const bip::file_mapping& file, const std::filesyst
   return std::size_t(status.st_size);
 }
 
-void grow(const bip::file_mapping& file, const std::filesystem::path& path, std::size_t length) {
-  if (length > std::size_t(std::numeric_limits<off_t>::max()))
-    throw ValueError(detail::concat("cannot grow file <", path.native(), "> to ", length, " bytes"));
-  if (::ftruncate(file.get_mapping_handle().handle, off_t(length)) != 0)
-    detail::throw_io_error(detail::concat("unable to grow file <", path.native(), "> to ", length, " bytes"), errno);
+void grow(const std::filesystem::path& path, std::size_t length) {
+  std::error_code error;
+  std::filesystem::resize_file(path, length, error);
+  if (error) detail::throw_io_error(detail::concat("unable to grow file <", path.native(), "> to ", length, " bytes"),
+                                    error.value());
 }
 
 bip::mode_t region_mode(MapAccess access) {
@@ -83,7 +82,7 @@ Buffer map_file(const std::filesystem::path& path, MapFileOptions options) {
     if (!options.create)
       throw ValueError(detail::concat("file <", path.native(), "> size <", file_size,
                                       "> is smaller than the required mapping size <", length, ">"));
-    grow(file, path, length);
+    grow(path, length);
   }
   if (length == 0) return Buffer(static_cast<const void*>(nullptr), 0);
 

@@ -6,10 +6,13 @@
 #include <string>
 #include <string_view>
 
+#include <boost/endian/conversion.hpp>
+
+#include "dtype_formats.hpp"
 #include "file_io.hpp"
 #include "file_tensor.hpp"
 #include "zerotensor/mapped_file.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/empty.hpp"
 
 namespace zt {
 namespace {
@@ -27,17 +30,6 @@ struct NpyHeader {
   bool foreign_byte_order = false;
   bool fortran_order = false;
   DynamicExtents shape;
-};
-
-/// One element type a descr can name, without its byte-order character.
-struct DescrType {
-  std::string_view code;
-  DType dtype;
-};
-constexpr DescrType descr_types[] = {
-    {"b1", bool_},   {"u1", uint8},   {"i1", int8},     {"i2", int16},     {"i4", int32},
-    {"i8", int64},   {"u2", uint16},  {"u4", uint32},   {"u8", uint64},    {"f2", float16},
-    {"f4", float32}, {"f8", float64}, {"c8", complex64}, {"c16", complex128},
 };
 
 /// Reads the subset of Python literal syntax NumPy writes for a header:
@@ -137,13 +129,11 @@ class HeaderParser {
       fail("'descr' is a list: structured dtypes are not supported");
     const std::string descr = parse_string("the 'descr' string");
     const char order = descr.empty() ? '\0' : descr[0];
-    const std::string_view code = std::string_view(descr).substr(1);
-    const auto* found = std::find_if(std::begin(descr_types), std::end(descr_types),
-                                     [&](const DescrType& t) { return t.code == code; });
-    if (std::string_view("<>=|").find(order) == std::string_view::npos || order == '\0' ||
-        found == std::end(descr_types))
+    const std::string_view code = descr.empty() ? std::string_view() : std::string_view(descr).substr(1);
+    const std::optional<DType> dtype = detail::dtype_named<&detail::DTypeFormats::numpy>(code);
+    if (order == '\0' || std::string_view("<>=|").find(order) == std::string_view::npos || !dtype)
       fail(concat("unsupported dtype descr '", descr, "'"));
-    header.dtype = found->dtype;
+    header.dtype = *dtype;
     const bool little = std::endian::native == std::endian::little;
     header.foreign_byte_order = (order == '<' && !little) || (order == '>' && little);
   }
@@ -168,8 +158,8 @@ class HeaderParser {
       fail_expected(concat("an integer for dimension ", dim, " of 'shape'"));
     index_t value = 0;
     for (; position_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[position_])); ++position_) {
-      if (__builtin_mul_overflow(value, index_t{10}, &value) ||
-          __builtin_add_overflow(value, index_t(text_[position_] - '0'), &value))
+      if (detail::mul_overflows(value, index_t{10}, value) ||
+          detail::add_overflows(value, index_t(text_[position_] - '0'), value))
         fail(concat("dimension ", dim, " of 'shape' does not fit in 64 bits"));
     }
     accept('L');  // Python 2 long literals, as old NumPy wrote them
@@ -182,11 +172,7 @@ class HeaderParser {
   std::size_t position_ = 0;
 };
 
-std::uint32_t read_little_endian(const std::byte* bytes, std::size_t count) {
-  std::uint32_t value = 0;
-  for (std::size_t i = count; i-- > 0;) value = (value << 8) | std::to_integer<std::uint32_t>(bytes[i]);
-  return value;
-}
+const unsigned char* as_uchars(const std::byte* bytes) { return reinterpret_cast<const unsigned char*>(bytes); }
 
 /// The preamble's version and header length; returns the header text and the data offset.
 std::pair<std::string_view, std::size_t> locate_header(std::span<const std::byte> file, std::string_view description) {
@@ -204,30 +190,20 @@ std::pair<std::string_view, std::size_t> locate_header(std::span<const std::byte
   if (file.size() < preamble)
     throw ValueError(concat(description, ": truncated: ", file.size(), " bytes is too short for the ", preamble,
                             "-byte preamble of format ", major, ".0"));
-  const std::size_t header_length = read_little_endian(file.data() + 8, preamble - 8);
+  const unsigned char* length_field = as_uchars(file.data() + 8);
+  const std::size_t header_length = major == 1 ? boost::endian::load_little_u16(length_field)
+                                               : boost::endian::load_little_u32(length_field);
   if (header_length > file.size() - preamble)
     throw ValueError(concat(description, ": truncated header: the preamble announces ", header_length,
                             " header bytes but only ", file.size() - preamble, " follow"));
   return {start.substr(preamble, header_length), preamble + header_length};
 }
 
-DynamicExtents fortran_strides(const DynamicExtents& shape) {
-  DynamicExtents strides = shape;
-  index_t step = 1;
-  for (std::size_t d = 0; d < shape.size(); ++d) {
-    strides[d] = step;
-    step *= shape[d];
-  }
-  return strides;
-}
-
 /// "|b1", "<f4", ... in this machine's byte order; TypeError for bfloat16.
 std::string descr_of(DType dtype) {
-  if (dtype == bfloat16) throw TypeError("save_npy: NumPy has no bfloat16 dtype; convert with to(zt::float32) first");
-  const auto* found = std::find_if(std::begin(descr_types), std::end(descr_types),
-                                   [&](const DescrType& t) { return t.dtype == dtype; });
+  if (detail::dtype_formats[detail::table_index(dtype)].numpy.empty()) throw TypeError("save_npy: NumPy has no bfloat16 dtype; convert with to(zt::float32) first");
   const char order = itemsize(dtype) == 1 ? '|' : std::endian::native == std::endian::little ? '<' : '>';
-  return concat(order, found->code);
+  return concat(order, detail::dtype_formats[std::size_t(dtype)].numpy);
 }
 
 bool is_fortran_contiguous(const AnyTensor& tensor) {
@@ -254,7 +230,10 @@ std::string npy_prefix(const std::string& dict) {
   std::string prefix(npy_magic);
   prefix += char(version_1 ? 1 : 2);
   prefix += char(0);
-  for (std::size_t i = 0; i < preamble - 8; ++i) prefix += char((header_length >> (8 * i)) & 0xFF);
+  unsigned char length[4];
+  if (version_1) boost::endian::store_little_u16(length, std::uint16_t(header_length));
+  else boost::endian::store_little_u32(length, std::uint32_t(header_length));
+  prefix.append(reinterpret_cast<const char*>(length), preamble - 8);
   prefix += dict;
   prefix.append(header_length - dict.size() - 1, ' ');
   prefix += '\n';
@@ -269,20 +248,15 @@ AnyTensor load_npy(const std::filesystem::path& path, LoadOptions options) {
   const auto [header_text, data_offset] = locate_header(mapping.bytes(), description);
   NpyHeader header = HeaderParser(header_text, description).parse();
 
-  index_t count = 0;
-  try {
-    count = checked_numel(header.shape, itemsize(header.dtype));
-  } catch (const ValueError& e) {
-    throw ValueError(detail::concat(description, ": ", e.what()));
-  }
+  const index_t count = checked_numel(header.shape, itemsize(header.dtype), description);
+  DynamicExtents strides = header.fortran_order ? detail::column_major_strides(header.shape, description)
+                                                : detail::contiguous_strides(header.shape, description);
   const std::size_t needed = std::size_t(count) * itemsize(header.dtype);
-  const std::size_t available = mapping.size() - data_offset;
+  const std::size_t available = mapping.nbytes() - data_offset;
   if (needed > available)
     throw ValueError(detail::concat(description, ": shape ", detail::shape_string(header.shape), " of ", header.dtype,
                                     " needs ", needed, " bytes of data but the file holds ", available,
                                     " after the header"));
-  DynamicExtents strides =
-      header.fortran_order ? fortran_strides(header.shape) : detail::contiguous_strides(header.shape);
   const detail::StoredTensor stored{data_offset, header.dtype, std::move(header.shape), std::move(strides),
                                     header.foreign_byte_order};
   return detail::load_stored_tensor(mapping, stored, options, detail::concat(description, ": array"));

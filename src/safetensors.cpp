@@ -5,14 +5,18 @@
 #include <bit>
 #include <cstdint>
 #include <limits>
+#include <set>
+#include <tuple>
 #include <vector>
 
+#include <boost/endian/conversion.hpp>
 #include <nlohmann/json.hpp>
 
+#include "dtype_formats.hpp"
 #include "file_io.hpp"
 #include "file_tensor.hpp"
 #include "zerotensor/mapped_file.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/empty.hpp"
 
 namespace zt {
 namespace {
@@ -25,21 +29,38 @@ constexpr std::uint64_t max_header_length = 100'000'000;  // the reference imple
 constexpr std::size_t header_alignment = 8;       // save pads the header so the data area starts aligned
 constexpr std::string_view metadata_key = "__metadata__";
 
-struct DTypeName {
-  std::string_view name;
-  DType dtype;
-};
-constexpr DTypeName dtype_names[] = {
-    {"BOOL", bool_},   {"U8", uint8},   {"I8", int8},       {"I16", int16},   {"I32", int32},
-    {"I64", int64},    {"U16", uint16}, {"U32", uint32},    {"U64", uint64},  {"F16", float16},
-    {"BF16", bfloat16}, {"F32", float32}, {"F64", float64}, {"C64", complex64},
-};
+/// How deep a header's containers may nest: the header object (depth 0) holds tensor
+/// objects and "__metadata__" (depth 1), which hold shape and offset arrays (depth 2).
+constexpr int max_container_depth = 2;
+
+/// A bad value as at most about `limit` characters of JSON: messages name what was found
+/// without printing a whole, possibly huge, value.
+std::string json_prefix(const Json& value, std::size_t limit = 48) {
+  std::string text;
+  if (value.is_string()) {
+    text = Json(value.get_ref<const std::string&>().substr(0, limit)).dump();
+  } else if (!value.is_structured()) {
+    text = value.dump();
+  } else {
+    const bool array = value.is_array();
+    text = array ? "[" : "{";
+    for (auto item = value.begin(); item != value.end() && text.size() <= limit; ++item) {
+      if (item != value.begin()) text += ',';
+      if (!array) text += Json(item.key()).dump() + ':';
+      text += json_prefix(*item, limit);
+    }
+    text += array ? ']' : '}';
+  }
+  if (text.size() > limit) text.replace(limit, std::string::npos, "…");
+  return text;
+}
 
 /// One tensor entry of the header, validated against the data area.
 struct Entry {
   std::string name;
   DType dtype;
   DynamicExtents shape;
+  DynamicExtents strides;
   std::uint64_t begin;  // bytes from the start of the data area
   std::uint64_t end;
 };
@@ -65,22 +86,19 @@ class HeaderReader {
   Entry entry(const std::string& name, const Json& value) const {
     const std::string where = concat("tensor '", name, "'");
     if (!value.is_object()) fail(concat(where, " must be an object; found ", value.type_name()));
-    Entry entry{name, dtype(where, field(where, value, "dtype")), shape(where, field(where, value, "shape")), 0, 0};
+    Entry entry{name, dtype(where, field(where, value, "dtype")), shape(where, field(where, value, "shape")), {}, 0, 0};
     const Json& offsets = field(where, value, "data_offsets");
     if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
         !offsets[1].is_number_unsigned())
-      fail(concat(where, ": data_offsets must be two non-negative integers; found ", offsets.dump()));
+      fail(concat(where, ": data_offsets must be two non-negative integers; found ", json_prefix(offsets)));
     entry.begin = offsets[0].get<std::uint64_t>();
     entry.end = offsets[1].get<std::uint64_t>();
     if (entry.begin > entry.end || entry.end > data_size_)
       fail(concat(where, ": data_offsets [", entry.begin, ", ", entry.end, "] lie outside the data area of ",
                   data_size_, " bytes"));
-    index_t count = 0;
-    try {
-      count = checked_numel(entry.shape, itemsize(entry.dtype));
-    } catch (const ValueError& e) {
-      fail(concat(where, ": ", e.what()));
-    }
+    const std::string context = concat(description_, ": ", where);
+    const index_t count = checked_numel(entry.shape, itemsize(entry.dtype), context);
+    entry.strides = detail::contiguous_strides(entry.shape, context);
     const std::uint64_t expected = std::uint64_t(count) * itemsize(entry.dtype);
     if (entry.end - entry.begin != expected)
       fail(concat(where, ": data_offsets [", entry.begin, ", ", entry.end, "] hold ", entry.end - entry.begin,
@@ -88,17 +106,27 @@ class HeaderReader {
     return entry;
   }
 
-  /// Two tensors may not share bytes; empty tensors hold none.
-  void check_no_overlap(std::vector<Entry>& entries) const {
-    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.begin < b.begin; });
-    const Entry* reach = nullptr;  // the non-empty entry ending furthest so far
+  /// As the reference implementation: sorted by offsets, the tensors fill the data area
+  /// from its first byte to its last, each starting where the one before ends (no holes,
+  /// no overlap, an empty tensor only between two others, no bytes after the last).
+  void check_layout(std::vector<Entry>& entries) const {
+    std::sort(entries.begin(), entries.end(),
+              [](const Entry& a, const Entry& b) { return std::tie(a.begin, a.end) < std::tie(b.begin, b.end); });
+    const Entry* previous = nullptr;
     for (const Entry& entry : entries) {
-      if (entry.begin == entry.end) continue;
-      if (reach != nullptr && entry.begin < reach->end)
-        fail(concat("tensors '", reach->name, "' [", reach->begin, ", ", reach->end, ") and '", entry.name, "' [",
-                    entry.begin, ", ", entry.end, ") overlap"));
-      if (reach == nullptr || entry.end > reach->end) reach = &entry;
+      const std::uint64_t expected = previous == nullptr ? 0 : previous->end;
+      if (entry.begin < expected)
+        fail(concat("tensors '", previous->name, "' [", previous->begin, ", ", previous->end, ") and '", entry.name,
+                    "' [", entry.begin, ", ", entry.end, ") overlap"));
+      if (entry.begin > expected)
+        fail(concat("bytes [", expected, ", ", entry.begin, ") of the data area belong to no tensor (a hole before '",
+                    entry.name, "' [", entry.begin, ", ", entry.end, "))"));
+      previous = &entry;
     }
+    const std::uint64_t end = previous == nullptr ? 0 : previous->end;
+    if (end != data_size_)
+      fail(concat(data_size_ - end, " bytes after the last tensor: the tensors end at byte ", end,
+                  " of a data area of ", data_size_, " bytes"));
   }
 
  private:
@@ -109,21 +137,21 @@ class HeaderReader {
   }
 
   DType dtype(const std::string& where, const Json& value) const {
-    if (!value.is_string()) fail(concat(where, ": dtype must be a string; found ", value.dump()));
+    if (!value.is_string()) fail(concat(where, ": dtype must be a string; found ", json_prefix(value)));
     const auto text = value.get<std::string>();
-    const auto* found = std::find_if(std::begin(dtype_names), std::end(dtype_names),
-                                     [&](const DTypeName& d) { return d.name == text; });
-    if (found == std::end(dtype_names)) fail(concat(where, ": unsupported dtype '", text, "'"));
-    return found->dtype;
+    const std::optional<DType> found = detail::dtype_named<&detail::DTypeFormats::safetensors>(text);
+    if (!found) fail(concat(where, ": unsupported dtype '", text.substr(0, 48), text.size() > 48 ? "…'" : "'"));
+    return *found;
   }
 
   DynamicExtents shape(const std::string& where, const Json& value) const {
-    if (!value.is_array()) fail(concat(where, ": shape must be an array; found ", value.dump()));
+    if (!value.is_array()) fail(concat(where, ": shape must be an array; found ", json_prefix(value)));
     DynamicExtents extents(value.size(), 0);
     for (std::size_t d = 0; d < value.size(); ++d) {
       if (!value[d].is_number_unsigned() ||
           value[d].get<std::uint64_t>() > std::uint64_t(std::numeric_limits<index_t>::max()))
-        fail(concat(where, ": dimension ", d, " of shape ", value.dump(), " is not a non-negative 64-bit integer"));
+        fail(concat(where, ": dimension ", d, " of shape ", json_prefix(value),
+                    " is not a non-negative 64-bit integer"));
       extents[d] = index_t(value[d].get<std::uint64_t>());
     }
     return extents;
@@ -137,8 +165,7 @@ std::uint64_t read_header_length(std::span<const std::byte> file, std::string_vi
   if (file.size() < length_field)
     throw ValueError(concat(description, ": truncated: ", file.size(), " bytes is too short for the ",
                             length_field, "-byte header length"));
-  std::uint64_t length = 0;
-  for (std::size_t i = length_field; i-- > 0;) length = (length << 8) | std::to_integer<std::uint64_t>(file[i]);
+  const std::uint64_t length = boost::endian::load_little_u64(reinterpret_cast<const unsigned char*>(file.data()));
   if (length > max_header_length)
     throw ValueError(concat(description, ": header length ", length, " exceeds the limit of ", max_header_length,
                             " bytes"));
@@ -148,11 +175,24 @@ std::uint64_t read_header_length(std::span<const std::byte> file, std::string_vi
   return length;
 }
 
+/// The header as JSON, refusing containers nested deeper than a header's and a tensor
+/// name given twice (JSON would keep only the last), both while parsing.
 Json parse_header(std::span<const std::byte> text, std::string_view description) {
+  std::set<std::string, std::less<>> names;
+  const auto check = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    const bool opens = event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start;
+    if (opens && depth > max_container_depth)
+      throw ValueError(concat(description, ": the header nests JSON deeper than ", max_container_depth + 1,
+                              " levels; a safetensors header is an object of tensor objects holding arrays of "
+                              "integers"));
+    if (event == Json::parse_event_t::key && depth == 1 && !names.insert(parsed.get<std::string>()).second)
+      throw ValueError(concat(description, ": the header names '", parsed.get_ref<const std::string&>(), "' twice"));
+    return true;
+  };
   const auto* begin = reinterpret_cast<const char*>(text.data());
   Json header;
   try {
-    header = Json::parse(begin, begin + text.size());
+    header = Json::parse(begin, begin + text.size(), check);
   } catch (const Json::exception& e) {
     throw ValueError(concat(description, ": the header is not valid JSON: ", e.what()));
   }
@@ -162,11 +202,9 @@ Json parse_header(std::span<const std::byte> text, std::string_view description)
 }
 
 std::string_view dtype_name(DType dtype) {
-  const auto* found = std::find_if(std::begin(dtype_names), std::end(dtype_names),
-                                   [&](const DTypeName& d) { return d.dtype == dtype; });
-  if (found == std::end(dtype_names))
-    throw TypeError(concat("save_safetensors: safetensors has no ", dtype, " dtype"));
-  return found->name;
+  const std::string_view name = detail::dtype_formats[detail::table_index(dtype)].safetensors;
+  if (name.empty()) throw TypeError(concat("save_safetensors: safetensors has no ", dtype, " dtype"));
+  return name;
 }
 
 }  // namespace
@@ -184,7 +222,7 @@ SafetensorsFile load_safetensors(const std::filesystem::path& path, LoadOptions 
   const std::uint64_t header_length = read_header_length(mapping.bytes(), description);
   const Json header = parse_header(mapping.bytes().subspan(length_field, header_length), description);
   const std::size_t data_start = length_field + header_length;
-  const HeaderReader reader(description, mapping.size() - data_start);
+  const HeaderReader reader(description, mapping.nbytes() - data_start);
 
   SafetensorsFile file;
   std::vector<Entry> entries;
@@ -196,13 +234,12 @@ SafetensorsFile load_safetensors(const std::filesystem::path& path, LoadOptions 
       entries.push_back(reader.entry(key, value));
     }
   }
-  reader.check_no_overlap(entries);
+  reader.check_layout(entries);
 
   const bool foreign = std::endian::native != std::endian::little;
   for (Entry& entry : entries) {
-    DynamicExtents strides = detail::contiguous_strides(entry.shape);
     const detail::StoredTensor stored{data_start + entry.begin, entry.dtype, std::move(entry.shape),
-                                      std::move(strides), foreign};
+                                      std::move(entry.strides), foreign};
     file.tensors.emplace(entry.name, detail::load_stored_tensor(mapping, stored, options,
                                                                 concat(description, ": tensor '", entry.name, "'")));
   }
@@ -245,7 +282,7 @@ void save_safetensors(const std::filesystem::path& path, const std::map<std::str
   }
   text.append((header_alignment - text.size() % header_alignment) % header_alignment, ' ');
   std::array<std::byte, length_field> length{};
-  for (std::size_t i = 0; i < length_field; ++i) length[i] = std::byte((text.size() >> (8 * i)) & 0xFF);
+  boost::endian::store_little_u64(reinterpret_cast<unsigned char*>(length.data()), text.size());
   parts[0] = length;
   parts[1] = {reinterpret_cast<const std::byte*>(text.data()), text.size()};
   detail::write_file(path, parts);

@@ -13,7 +13,7 @@
 
 #include "file_io.hpp"
 #include "zerotensor/frombuffer.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/empty.hpp"
 
 namespace zt {
 namespace {
@@ -78,16 +78,12 @@ DynamicExtents validated_shape(const SegmentHeader& header, const std::byte* seg
   DynamicExtents shape(header.rank, 0);
   std::memcpy(shape.data(), segment + sizeof(SegmentHeader), header.rank * sizeof(index_t));
   const auto dtype = static_cast<DType>(header.dtype);
-  index_t count = 0;
-  try {
-    count = checked_numel(shape, itemsize(dtype));
-  } catch (const ValueError& e) {
-    fail(e.what());
-  }
+  const std::string context = concat("shared memory '", name, "' is not a zerotensor tensor");
+  const index_t count = checked_numel(shape, itemsize(dtype), context);
   if (std::uint64_t(count) * itemsize(dtype) != header.data_bytes)
     fail(concat("shape ", detail::shape_string(shape), " of ", dtype, " needs ", std::uint64_t(count) * itemsize(dtype),
                 " bytes, the header says ", header.data_bytes));
-  if (dtype == bool_) detail::check_bool_bytes(segment + header.data_offset, count);
+  if (dtype == bool_) detail::check_bool_bytes(segment + header.data_offset, count, context);
   return shape;
 }
 
@@ -99,7 +95,7 @@ AnyTensor create_shared_tensor(std::string_view name, std::span<const index_t> s
   SegmentHeader header{0, segment_version, std::uint32_t(dtype), shape.size(), 0, std::uint64_t(count) * itemsize(dtype)};
   header.data_offset = round_up(sizeof(SegmentHeader) + shape.size() * sizeof(index_t), data_alignment);
   std::uint64_t size = 0;
-  if (__builtin_add_overflow(header.data_offset, header.data_bytes, &size))
+  if (detail::add_overflows(header.data_offset, header.data_bytes, size))
     throw ValueError(concat("shared tensor '", name, "' of shape ", detail::shape_string(shape), " is too large"));
 
   bip::shared_memory_object segment;

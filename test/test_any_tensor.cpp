@@ -7,11 +7,13 @@
 #include <limits>
 #include <memory>
 #include <span>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "zerotensor/convert.hpp"
 #include "zerotensor/shares_memory.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/empty.hpp"
 #include "message_check.hpp"
 
 namespace {
@@ -19,6 +21,11 @@ namespace {
 template <class T>
 zt::AnyTensor vector_view(std::vector<T>& values) {
   return zt::Tensor<T, 1>(values.data(), {zt::index_t(values.size())}, {1});
+}
+
+template <class... Views>
+constexpr bool all_read_only(std::type_identity<std::variant<Views...>>) {
+  return (std::is_const_v<typename Views::element_type> && ...);
 }
 
 }  // namespace
@@ -92,8 +99,8 @@ BOOST_AUTO_TEST_CASE(as_names_what_was_expected_and_found) {
   BOOST_CHECK_EXCEPTION((void)(t.as<float, 2>()), zt::TypeError, [](const zt::TypeError& e) {
     return message_has(e, "expected float32, rank 2, writable; got int64, shape (4, 4), strides (4, 1), cpu");
   });
-  BOOST_CHECK_EXCEPTION((void)(t.as<std::int64_t, 3>()), zt::TypeError,
-                        [](const zt::TypeError& e) { return message_has(e, "expected int64, rank 3, writable; got int64"); });
+  BOOST_CHECK_EXCEPTION((void)(t.as<std::int64_t, 3>()), zt::ValueError,
+                        [](const zt::ValueError& e) { return message_has(e, "expected int64, rank 3, writable; got int64"); });
   zt::AnyTensor read_only = zt::Tensor<const std::int64_t, 2>(values.data(), {4, 4}, {4, 1});
   BOOST_TEST(!read_only.is_writable());
   BOOST_CHECK_THROW((void)read_only.as<std::int64_t>(), zt::TypeError);
@@ -201,6 +208,57 @@ BOOST_AUTO_TEST_CASE(copy_into_checks_shape_and_writability) {
   BOOST_CHECK_THROW(zt::copy_into(four, read_only), zt::TypeError);
   BOOST_CHECK_THROW((void)four.to(zt::cuda(0)), zt::DeviceError);
   BOOST_TEST(four.to(zt::cpu).data_ptr() == a.data());
+}
+
+BOOST_AUTO_TEST_CASE(copy_into_between_overlapping_views_reads_the_source_as_it_was) {
+  // NumPy's copyto and PyTorch's copy_ give the same results.
+  std::vector<std::int32_t> values = {0, 1, 2, 3, 4, 5, 6, 7};
+  zt::AnyTensor all = zt::Tensor<std::int32_t, 1>(values.data(), {8}, {1});
+  zt::copy_into(all, all);
+  BOOST_TEST((values == std::vector<std::int32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  zt::copy_into(zt::Tensor<std::int32_t, 1>(values.data(), {7}, {1}), zt::Tensor<std::int32_t, 1>(values.data() + 1, {7}, {1}));
+  BOOST_TEST((values == std::vector<std::int32_t>{0, 0, 1, 2, 3, 4, 5, 6}));
+  zt::copy_into(zt::Tensor<std::int32_t, 1>(values.data() + 1, {7}, {1}), zt::Tensor<std::int32_t, 1>(values.data(), {7}, {1}));
+  BOOST_TEST((values == std::vector<std::int32_t>{0, 1, 2, 3, 4, 5, 6, 6}));
+  // Reversed in place, and a transpose onto itself (strided walk).
+  zt::copy_into(zt::Tensor<std::int32_t, 1>(values.data() + 7, {8}, {-1}), all);
+  BOOST_TEST((values == std::vector<std::int32_t>{6, 6, 5, 4, 3, 2, 1, 0}));
+  std::vector<std::int32_t> square = {1, 2, 3, 4};
+  zt::copy_into(zt::Tensor<std::int32_t, 2>(square.data(), {2, 2}, {1, 2}), zt::Tensor<std::int32_t, 2>(square.data(), {2, 2}, {2, 1}));
+  BOOST_TEST((square == std::vector<std::int32_t>{1, 3, 2, 4}));
+  // Across dtypes over the same bytes: int32 values 1, 2 read as they were, stored as float.
+  std::vector<std::int32_t> words = {1, 2};
+  zt::copy_into(zt::Tensor<std::int32_t, 1>(words.data(), {2}, {1}),
+                zt::Tensor<float, 1>(reinterpret_cast<float*>(words.data()), {2}, {1}));
+  BOOST_TEST(reinterpret_cast<const float*>(words.data())[0] == 1.0f);
+  BOOST_TEST(reinterpret_cast<const float*>(words.data())[1] == 2.0f);
+}
+
+BOOST_AUTO_TEST_CASE(variant_hands_out_read_only_views_only) {
+  std::vector<float> values = {1.0f, 2.0f};
+  const zt::AnyTensor writable = zt::Tensor<float, 1>(values.data(), {2}, {1});
+  const zt::AnyTensor read_only = zt::Tensor<const float, 1>(values.data(), {2}, {1});
+  static_assert(std::is_same_v<std::variant_alternative_t<11, zt::AnyTensor::read_only_variant_type>,
+                               zt::Tensor<const float>>);
+  static_assert(all_read_only(std::type_identity<zt::AnyTensor::read_only_variant_type>{}));
+  for (const zt::AnyTensor* tensor : {&writable, &read_only}) {
+    const auto view = std::get<zt::Tensor<const float>>(tensor->variant());
+    BOOST_TEST(view.data() == values.data());
+    BOOST_TEST(view(1) == 2.0f);
+  }
+  // visit hands out writable views only when the memory is writable.
+  BOOST_TEST(writable.visit([](const auto& t) { return !std::is_const_v<typename std::remove_cvref_t<decltype(t)>::element_type>; }));
+  BOOST_TEST(read_only.visit([](const auto& t) { return std::is_const_v<typename std::remove_cvref_t<decltype(t)>::element_type>; }));
+}
+
+BOOST_AUTO_TEST_CASE(an_invalid_dtype_value_is_a_value_error_everywhere) {
+  const auto invalid = static_cast<zt::DType>(200);
+  const zt::index_t shape[] = {2};
+  std::vector<float> values(2);
+  const zt::AnyTensor tensor = vector_view(values);
+  const auto names_it = [](const zt::ValueError& e) { return message_has(e, "invalid DType value 200"); };
+  BOOST_CHECK_EXCEPTION((void)zt::empty(shape, invalid), zt::ValueError, names_it);
+  BOOST_CHECK_EXCEPTION((void)tensor.to(invalid), zt::ValueError, names_it);
 }
 
 BOOST_AUTO_TEST_CASE(empty_checks_the_shape) {

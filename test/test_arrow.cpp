@@ -16,7 +16,7 @@
 
 #include "zerotensor/as_tensor.hpp"
 #include "zerotensor/from_arrow.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/shape.hpp"
 #include "zerotensor/to_arrow.hpp"
 
 namespace ar = zt::arrow;

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include <Eigen/Core>
-#include <unsupported/Eigen/CXX11/Tensor>
 
 #include "zerotensor/as_tensor.hpp"
 #include "zerotensor/asarray.hpp"
+#include "zerotensor/eigen_tensor.hpp"
 #include "zerotensor/shares_memory.hpp"
 #include "message_check.hpp"
 

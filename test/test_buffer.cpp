@@ -17,17 +17,17 @@ BOOST_AUTO_TEST_CASE(lvalue_ranges_are_borrowed) {
   std::vector<float> values(5);
   zt::Buffer b = values;
   BOOST_TEST(b.data() == reinterpret_cast<const std::byte*>(values.data()));
-  BOOST_TEST(b.size() == 20u);
+  BOOST_TEST(b.nbytes() == 20u);
   BOOST_TEST(b.is_writable());
   BOOST_TEST(!b.owner());
   BOOST_TEST(b.device() == zt::cpu);
 
   std::array<std::int16_t, 3> fixed{};
-  BOOST_TEST(zt::Buffer(fixed).size() == 6u);
+  BOOST_TEST(zt::Buffer(fixed).nbytes() == 6u);
   double c_array[4] = {};
-  BOOST_TEST(zt::Buffer(c_array).size() == 32u);
+  BOOST_TEST(zt::Buffer(c_array).nbytes() == 32u);
   std::string text = "abc";
-  BOOST_TEST(zt::Buffer(text).size() == 3u);
+  BOOST_TEST(zt::Buffer(text).nbytes() == 3u);
 }
 
 BOOST_AUTO_TEST_CASE(const_ranges_are_read_only) {
@@ -63,7 +63,7 @@ BOOST_AUTO_TEST_CASE(shared_ptr_shares_ownership) {
   auto values = std::make_shared<std::vector<double>>(4, 1.0);
   zt::Buffer b = values;
   BOOST_TEST(values.use_count() == 2);
-  BOOST_TEST(b.size() == 32u);
+  BOOST_TEST(b.nbytes() == 32u);
   auto read_only = std::make_shared<const std::vector<double>>(2);
   BOOST_TEST(!zt::Buffer(read_only).is_writable());
 }
@@ -74,7 +74,7 @@ BOOST_AUTO_TEST_CASE(pointer_and_byte_count) {
   zt::Buffer read_only(static_cast<const void*>(raw), 8);
   BOOST_TEST(writable.is_writable());
   BOOST_TEST(!read_only.is_writable());
-  BOOST_TEST(read_only.size() == 8u);
+  BOOST_TEST(read_only.nbytes() == 8u);
   zt::Buffer on_device(static_cast<void*>(raw), 16, {}, zt::cuda(1));
   BOOST_TEST(on_device.device() == zt::cuda(1));
 }

@@ -1,9 +1,12 @@
 // DType: sizes, names, element types, PyTorch's promotion table, the default dtype.
 #include <boost/test/unit_test.hpp>
 
+#include <string>
+
 #include "zerotensor/dtype.hpp"
 #include "zerotensor/error.hpp"
 #include "zerotensor/device.hpp"
+#include "message_check.hpp"
 
 namespace {
 template <zt::DType D>
@@ -24,6 +27,26 @@ BOOST_AUTO_TEST_CASE(itemsize_name_and_alignment_of_all_15) {
   BOOST_TEST(zt::alignment(zt::complex128) == 8u);
   BOOST_TEST(zt::alignment(zt::complex64) == 4u);
   BOOST_TEST(zt::alignment(zt::float16) == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(invalid_dtype_values_are_value_errors) {
+  for (const auto value : {15, 200, 255}) {
+    const auto invalid = static_cast<zt::DType>(value);
+    BOOST_TEST_CONTEXT("DType(" << value << ")") {
+      const auto names_it = [&](const zt::ValueError& e) {
+        return message_has(e, "invalid DType value " + std::to_string(value) +
+                                  "; the dtypes are 0 (bool) to 14 (complex128)");
+      };
+      BOOST_CHECK_EXCEPTION((void)zt::itemsize(invalid), zt::ValueError, names_it);
+      BOOST_CHECK_EXCEPTION((void)zt::alignment(invalid), zt::ValueError, names_it);
+      BOOST_CHECK_EXCEPTION((void)zt::name(invalid), zt::ValueError, names_it);
+      BOOST_CHECK_EXCEPTION(zt::dispatch(invalid, [](auto) { return 0; }), zt::ValueError, names_it);
+      BOOST_CHECK_EXCEPTION((void)zt::promote_types(invalid, zt::float32), zt::ValueError, names_it);
+      BOOST_CHECK_EXCEPTION((void)zt::promote_types(zt::float32, invalid), zt::ValueError, names_it);
+      BOOST_CHECK_EXCEPTION(zt::set_default_dtype(invalid), zt::ValueError, names_it);
+    }
+  }
+  BOOST_TEST(zt::default_dtype() == zt::float32);
 }
 
 BOOST_AUTO_TEST_CASE(element_types_map_both_ways) {

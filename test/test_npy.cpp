@@ -11,7 +11,7 @@
 #include "file_test_support.hpp"
 #include "zerotensor/npy.hpp"
 #include "zerotensor/shares_memory.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/empty.hpp"
 
 using zt_test::data_file;
 using zt_test::read_bytes;
@@ -261,6 +261,10 @@ BOOST_AUTO_TEST_CASE(malformed_files_are_value_errors_naming_what_is_wrong) {
                   "malformed header: 'descr' is a list: structured dtypes are not supported");
   check_malformed(npy_bytes("{'descr': '<U10', 'fortran_order': False, 'shape': (2,)}\n", eight),
                   "malformed header: unsupported dtype descr '<U10'");
+  check_malformed(npy_bytes("{'descr': '', 'fortran_order': False, 'shape': (2,)}\n", eight),
+                  "malformed header: unsupported dtype descr ''");
+  check_malformed(npy_bytes("{'descr': '<', 'fortran_order': False, 'shape': (2,)}\n", eight),
+                  "malformed header: unsupported dtype descr '<'");
   check_malformed(npy_bytes("{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}\n", eight),
                   "malformed header: expected True or False for 'fortran_order' at position 34, found '0'");
   check_malformed(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, -3)}\n", eight),
@@ -275,6 +279,10 @@ BOOST_AUTO_TEST_CASE(malformed_files_are_value_errors_naming_what_is_wrong) {
                   "shape (3,) of float32 needs 12 bytes of data but the file holds 8 after the header");
   check_malformed(npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 4)}\n", eight),
                   "shape (4611686018427387904, 4) has more than 2^63 elements");
+  // Empty, but its strides would not fit in 64 bits.
+  check_malformed(npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 4, 4611686018427387904, 4)}\n"),
+                  "the C-order strides of shape (0, 4, …) overflow 64 bits: dimension 1 would step 4 × "
+                  "4611686018427387904 elements");
 }
 
 BOOST_AUTO_TEST_CASE(python_2_long_literals_in_the_shape_are_read) {

@@ -190,12 +190,51 @@ BOOST_AUTO_TEST_CASE(malformed_files_are_value_errors_naming_what_is_wrong) {
   check_malformed(safetensors_bytes(R"({"__metadata__": [1]})"), "\"__metadata__\" must be an object; found array");
 }
 
-BOOST_AUTO_TEST_CASE(empty_tensors_overlap_nothing) {
+BOOST_AUTO_TEST_CASE(the_data_area_is_filled_exactly_as_the_reference_demands) {
+  const std::string u8 = R"("dtype":"U8","shape":[2],)";
+  check_malformed(safetensors_bytes(R"({"a":{)" + u8 + R"("data_offsets":[0,2]},"b":{)" + u8 +
+                                    R"("data_offsets":[3,5]}})", "abcde"),
+                  "bytes [2, 3) of the data area belong to no tensor (a hole before 'b' [3, 5))");
+  check_malformed(safetensors_bytes(R"({"b":{)" + u8 + R"("data_offsets":[1,3]}})", "abc"),
+                  "bytes [0, 1) of the data area belong to no tensor (a hole before 'b' [1, 3))");
+  check_malformed(safetensors_bytes(R"({"a":{)" + u8 + R"("data_offsets":[0,2]}})", "abcd"),
+                  "2 bytes after the last tensor: the tensors end at byte 2 of a data area of 4 bytes");
+  check_malformed(safetensors_bytes("{}", "ab"), "2 bytes after the last tensor: the tensors end at byte 0 of a data "
+                                                 "area of 2 bytes");
+  check_malformed(safetensors_bytes(R"({"a":{)" + u8 + R"("data_offsets":[0,2]},)"
+                                    R"("e":{"dtype":"F32","shape":[0],"data_offsets":[1,1]}})", "ab"),
+                  "tensors 'a' [0, 2) and 'e' [1, 1) overlap");
+  check_malformed(safetensors_bytes(R"({"a":{)" + u8 + R"("data_offsets":[0,2]},"a":{)" + u8 +
+                                    R"("data_offsets":[2,4]}})", "abcd"),
+                  "the header names 'a' twice");
+}
+
+BOOST_AUTO_TEST_CASE(deeply_nested_values_are_refused_while_parsing_and_named_briefly) {
+  const std::size_t levels = 100'000;
+  const std::string deep = std::string(levels, '[') + std::string(levels, ']');
+  check_malformed(safetensors_bytes(R"({"t":{"dtype":)" + deep + R"(,"shape":[1],"data_offsets":[0,1]}})", "a"),
+                  "the header nests JSON deeper than 3 levels");
+  check_malformed(safetensors_bytes(R"({"t":{"dtype":"U8","shape":[[1]],"data_offsets":[0,1]}})", "a"),
+                  "the header nests JSON deeper than 3 levels");
+  std::string wide = "[-1";
+  for (int i = 0; i < 5000; ++i) wide += ",7";
+  wide += "]";
+  const std::string named = wide.substr(0, 48) + "…";  // what a message shows of it
+  check_malformed(safetensors_bytes(R"({"t":{"dtype":"U8","shape":)" + wide + R"(,"data_offsets":[0,1]}})", "a"),
+                  "tensor 't': dimension 0 of shape " + named + " is not a non-negative 64-bit integer");
+  check_malformed(safetensors_bytes(R"({"t":{"dtype":)" + wide + R"(,"shape":[1],"data_offsets":[0,1]}})", "a"),
+                  "tensor 't': dtype must be a string; found " + named);
+  check_malformed(safetensors_bytes(R"({"t":{"dtype":")" + std::string(5000, 'X') + R"(","shape":[1],)"
+                                    R"("data_offsets":[0,1]}})", "a"),
+                  "tensor 't': unsupported dtype '" + std::string(48, 'X') + "…'");
+}
+
+BOOST_AUTO_TEST_CASE(empty_tensors_sit_between_others) {
   TempDir dir;
   const auto path = dir / "e.safetensors";
   write_text(path, safetensors_bytes(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[0,0]},)"
                                      R"("b":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},)"
-                                     R"("c":{"dtype":"I64","shape":[0, 5],"data_offsets":[1,1]}})",
+                                     R"("c":{"dtype":"I64","shape":[0, 5],"data_offsets":[2,2]}})",
                                      "\x01\x02"));
   const auto file = zt::load_safetensors(path);
   BOOST_TEST(file.at("a").numel() == 0);

@@ -2,9 +2,13 @@
 // conversions between const/rank forms, and what must not compile.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <numeric>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "zerotensor/eigen_tensor.hpp"
 #include "zerotensor/tensor.hpp"
 #include "message_check.hpp"
 
@@ -122,6 +126,45 @@ BOOST_AUTO_TEST_CASE(conversions_add_const_and_check_rank) {
   static_assert(!std::is_convertible_v<zt::Tensor<const int, 2>, zt::Tensor<int, 2>>);
   static_assert(!std::is_convertible_v<zt::Tensor<int>, zt::Tensor<int, 2>>);
   static_assert(!std::is_constructible_v<zt::Tensor<float, 2>, zt::Tensor<int, 2>>);
+}
+
+namespace {
+/// Converts a dynamic-rank view of rank `From` to static rank `To` and back: equal ranks
+/// keep shape and strides, others throw ValueError before anything is copied.
+template <std::size_t From, std::size_t To>
+void check_rank_conversion(std::vector<int>& data) {
+  zt::DynamicExtents shape(From, 1), strides(From, 1);
+  if constexpr (From > 0) shape[0] = zt::index_t(data.size());
+  const zt::Tensor<int> dynamic(data.data(), shape, strides);
+  BOOST_TEST_CONTEXT("rank " << From << " to static rank " << To) {
+    if constexpr (From == To) {
+      const zt::Tensor<int, To> fixed(dynamic);
+      BOOST_TEST(std::equal(fixed.shape().begin(), fixed.shape().end(), shape.begin(), shape.end()));
+      const zt::Tensor<const int> back = fixed;
+      BOOST_TEST(back.shape() == shape);
+      BOOST_TEST(back.strides() == strides);
+    } else {
+      BOOST_CHECK_EXCEPTION((zt::Tensor<int, To>{dynamic}), zt::ValueError, [](const zt::ValueError& e) {
+        return message_has(e, "Tensor conversion: expected rank " + std::to_string(To) + "; got rank " +
+                                  std::to_string(From));
+      });
+    }
+  }
+}
+
+template <std::size_t... From, std::size_t... To>
+void check_every_rank_pair(std::vector<int>& data, std::index_sequence<From...>, std::index_sequence<To...> to) {
+  (([&]<std::size_t F>(std::integral_constant<std::size_t, F>) { (check_rank_conversion<F, To>(data), ...); }(
+       std::integral_constant<std::size_t, From>{})),
+   ...);
+  (void)to;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(dynamic_to_static_rank_is_checked_before_copying_for_every_rank_pair) {
+  // Ranks 0 to 8 both ways, past the 6 extents DynamicExtents keeps inline.
+  std::vector<int> data = {1, 2, 3};
+  check_every_rank_pair(data, std::make_index_sequence<9>{}, std::make_index_sequence<9>{});
 }
 
 BOOST_AUTO_TEST_CASE(read_only_views_do_not_compile_writes_and_never_resize) {

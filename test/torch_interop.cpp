@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "zerotensor/from_dlpack.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/empty.hpp"
 #include "zerotensor/to_dlpack.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)

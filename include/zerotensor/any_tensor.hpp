@@ -16,6 +16,7 @@ struct tensor_variant;
 template <class... Types>
 struct tensor_variant<std::tuple<Types...>> {
   using type = std::variant<Tensor<Types>...>;
+  using read_only = std::variant<Tensor<const Types>...>;
 };
 
 [[noreturn]] void throw_as_mismatch(DType expected_dtype, std::size_t expected_rank, bool want_writable,
@@ -40,6 +41,8 @@ class AnyTensor {
   /// Alternative i holds dtype i; read-only memory is stored as Tensor<T> with
   /// is_writable() false and handed out only as Tensor<const T>.
   using variant_type = detail::tensor_variant<element_types>::type;
+  /// What variant() returns: alternative i is a read-only view of dtype i.
+  using read_only_variant_type = detail::tensor_variant<element_types>::read_only;
 
   /// Any typed view converts implicitly; `const T` becomes a read-only AnyTensor.
   template <class T, std::size_t Rank>
@@ -84,8 +87,8 @@ class AnyTensor {
     return const_cast<void*>(data_ptr());
   }
 
-  /// The typed view. TypeError when the dtype differs, when a static `Rank` differs from
-  /// rank(), or when `T` is not const but the memory is read-only.
+  /// The typed view. TypeError when the dtype differs or when `T` is not const but the
+  /// memory is read-only; ValueError when a static `Rank` differs from rank().
   template <Element T, std::size_t Rank = dynamic>
   [[nodiscard]] Tensor<T, Rank> as() const {
     using Value = std::remove_const_t<T>;
@@ -109,8 +112,16 @@ class AnyTensor {
         tensor_);
   }
 
-  /// The underlying variant, for std::visit by code that only reads.
-  [[nodiscard]] const variant_type& variant() const noexcept { return tensor_; }
+  /// The typed view as a std::variant of read-only views, for std::visit by code that only
+  /// reads (writable or not, its elements are const). visit() hands out writable views.
+  [[nodiscard]] read_only_variant_type variant() const {
+    return std::visit(
+        [](const auto& typed) -> read_only_variant_type {
+          using Value = typename std::remove_cvref_t<decltype(typed)>::value_type;
+          return Tensor<const Value>(typed);
+        },
+        tensor_);
+  }
 
   /// This tensor when the dtype already matches (no copy, as PyTorch), else a contiguous
   /// converted copy with PyTorch's value rules (see convert.hpp).

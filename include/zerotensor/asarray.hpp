@@ -5,7 +5,8 @@
 // Inputs, and what they become:
 // - zt tensors (Tensor<T, Rank> converts implicitly to AnyTensor): the same view.
 // - Eigen dense objects with direct access (Matrix, Array, Map, Ref, Block, either storage
-//   order) and Eigen::Tensor / TensorFixedSize / TensorMap: a view with their real strides
+//   order), and with <zerotensor/eigen_tensor.hpp> Eigen::Tensor / TensorFixedSize /
+//   TensorMap: a view with their real strides
 //   (a column-major 3x4 matrix gives strides (1, 3)); vectors known at compile time are 1-D.
 // - contiguous ranges whose elements are one of the 15 element types (std::vector<T>,
 //   std::array, std::span, C arrays): a 1-D view of dtype dtype_of<T>.
@@ -53,14 +54,13 @@
 #include <vector>
 
 #include <Eigen/Core>
-#include <unsupported/Eigen/CXX11/Tensor>
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/buffer.hpp"
 #include "zerotensor/device.hpp"
 #include "zerotensor/dtype.hpp"
 #include "zerotensor/scalar.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/empty.hpp"
 
 namespace zt {
 
@@ -100,26 +100,8 @@ concept EigenDirectAccess =
     std::is_base_of_v<Eigen::DenseBase<plain_t<X>>, plain_t<X>> &&
     (int(plain_t<X>::Flags) & Eigen::DirectAccessBit) != 0 && Element<typename plain_t<X>::Scalar>;
 
-/// Eigen::Tensor and TensorFixedSize, which own their elements.
 template <class X>
-inline constexpr bool is_eigen_tensor_storage_v = false;
-template <class S, int N, int O, class I>
-inline constexpr bool is_eigen_tensor_storage_v<Eigen::Tensor<S, N, O, I>> = true;
-template <class S, class D, int O, class I>
-inline constexpr bool is_eigen_tensor_storage_v<Eigen::TensorFixedSize<S, D, O, I>> = true;
-
-template <class X>
-inline constexpr bool is_eigen_tensor_v = is_eigen_tensor_storage_v<X>;
-template <class P, int O, template <class> class M>
-inline constexpr bool is_eigen_tensor_v<Eigen::TensorMap<P, O, M>> = true;
-
-/// Eigen::Tensor, TensorFixedSize and TensorMap: contiguous in their layout.
-template <class X>
-concept EigenTensorObject = is_eigen_tensor_v<plain_t<X>> && Element<typename plain_t<X>::Scalar>;
-
-template <class X>
-concept EigenObject = EigenDirectAccess<X> || EigenTensorObject<X> ||
-                      std::is_base_of_v<Eigen::EigenBase<plain_t<X>>, plain_t<X>>;
+concept EigenObject = EigenDirectAccess<X> || std::is_base_of_v<Eigen::EigenBase<plain_t<X>>, plain_t<X>>;
 
 /// std::vector<T>, std::array<T, N>, std::span<T>, T[N] for the 15 element types.
 template <class R>
@@ -166,10 +148,10 @@ AnyTensor typed_view(T* data, const DynamicExtents& shape, const DynamicExtents&
   return AnyTensor(data, shape, strides, std::move(owner), cpu, writable);
 }
 
-/// Eigen objects that own their elements (the rest — Map, Ref, Block, TensorMap — are views).
+/// Eigen objects that own their elements (the rest — Map, Ref, Block, TensorMap — are
+/// views); eigen_tensor.hpp adds Eigen::Tensor and TensorFixedSize.
 template <class X>
-inline constexpr bool owns_elements_v =
-    std::is_base_of_v<Eigen::PlainObjectBase<X>, X> || is_eigen_tensor_storage_v<X>;
+inline constexpr bool owns_elements_v = std::is_base_of_v<Eigen::PlainObjectBase<X>, X>;
 
 /// The object itself when borrowed (an lvalue, or a view); an rvalue that owns its
 /// elements is moved into `owner`, which the tensor keeps.
@@ -199,25 +181,6 @@ AnyTensor eigen_dense_view(X&& obj) {
     return typed_view(held.data(), {index_t(held.rows()), index_t(held.cols())}, std::move(strides),
                       std::move(owner), writable);
   }
-}
-
-template <class X>
-AnyTensor eigen_tensor_view(X&& obj) {
-  using Plain = plain_t<X>;
-  KeepAlive owner;
-  auto& held = hold(std::forward<X>(obj), owner);
-  constexpr bool writable = writable_data_v<X>;
-  constexpr std::size_t rank = std::size_t(Plain::NumIndices);
-  DynamicExtents shape(rank, 0), strides(rank, 0);
-  index_t step = 1;
-  const bool row_major = int(Plain::Layout) == int(Eigen::RowMajor);
-  for (std::size_t i = 0; i < rank; ++i) {
-    const std::size_t d = row_major ? rank - 1 - i : i;  // innermost dimension first
-    shape[d] = index_t(held.dimension(d));
-    strides[d] = step;
-    step *= shape[d] > 1 ? shape[d] : 1;
-  }
-  return typed_view(held.data(), std::move(shape), std::move(strides), std::move(owner), writable);
 }
 
 template <class R>
@@ -367,13 +330,6 @@ template <class X>
   requires detail::EigenDirectAccess<X>
 [[nodiscard]] AnyTensor asarray(X&& obj, AsArrayOptions options = {}) {
   return detail::apply_options(detail::eigen_dense_view(std::forward<X>(obj)), options, detail::Origin::view);
-}
-
-/// Eigen::Tensor, TensorFixedSize, TensorMap (ColMajor or RowMajor) with their strides.
-template <class X>
-  requires detail::EigenTensorObject<X>
-[[nodiscard]] AnyTensor asarray(X&& obj, AsArrayOptions options = {}) {
-  return detail::apply_options(detail::eigen_tensor_view(std::forward<X>(obj)), options, detail::Origin::view);
 }
 
 /// std::vector<T>, std::array<T, N>, std::span<T>, T[N]: a 1-D view of dtype_of<T>.

@@ -64,7 +64,8 @@ class Buffer {
         device_(device), owner_(std::move(owner)) {}
 
   [[nodiscard]] const std::byte* data() const noexcept { return data_; }
-  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  /// Bytes, as PyTorch's nbytes (size means elements or an extent elsewhere).
+  [[nodiscard]] std::size_t nbytes() const noexcept { return size_; }
   [[nodiscard]] bool is_writable() const noexcept { return writable_; }
   [[nodiscard]] Device device() const noexcept { return device_; }
   [[nodiscard]] const KeepAlive& owner() const noexcept { return owner_; }

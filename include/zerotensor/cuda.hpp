@@ -6,9 +6,10 @@
 //   gpu.tensor(out).device(gpu.eigen()) = gpu.tensor(a) + 2.0f * gpu.tensor(b);
 //
 // Include it from .cu files compiled by nvcc with --expt-relaxed-constexpr (the
-// zerotensor::zerotensor target adds that flag to CUDA sources), before any other Eigen or
-// zerotensor header: Eigen's Tensor module compiles its GPU support only when
-// EIGEN_USE_GPU is defined the first time it is included.
+// zerotensor::zerotensor target adds that flag to CUDA sources), before
+// <zerotensor/eigen_tensor.hpp> and any other Eigen Tensor header: Eigen's Tensor module
+// compiles its GPU support only when EIGEN_USE_GPU is defined the first time it is
+// included. The other zerotensor headers may come before it.
 #pragma once
 
 #if !defined(ZT_CUDA) || !ZT_CUDA
@@ -16,7 +17,7 @@
 #endif
 
 #if defined(EIGEN_CXX11_TENSOR_MODULE_H) && !defined(EIGEN_USE_GPU)
-#error "Include zerotensor/cuda.hpp before any other Eigen or zerotensor header (or define EIGEN_USE_GPU first): Eigen's Tensor module was already included without GPU support."
+#error "Include zerotensor/cuda.hpp before zerotensor/eigen_tensor.hpp and any Eigen Tensor header (or define EIGEN_USE_GPU first): Eigen's Tensor module was already included without GPU support."
 #endif
 #ifndef EIGEN_USE_GPU
 #define EIGEN_USE_GPU
@@ -32,6 +33,8 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "zerotensor/any_tensor.hpp"
+#include "zerotensor/eigen_tensor.hpp"
+#include "zerotensor/empty.hpp"
 #include "zerotensor/storage.hpp"
 
 namespace zt {
@@ -46,21 +49,6 @@ namespace zt {
 /// CUDAHost for pinned memory, CUDAManaged for managed memory, cpu for ordinary host
 /// memory (and for every address when there is no GPU or driver).
 [[nodiscard]] Device device_of(const void* address);
-
-/// `size_bytes` of uninitialised memory on `device`, freed exactly once when the last
-/// copy of the handle dies: cudaMalloc for cuda(i), cudaMallocHost for CUDAHost,
-/// cudaMallocManaged for CUDAManaged, allocate_bytes() for cpu. DeviceError naming the
-/// CUDA error when the device is absent or the allocation fails.
-[[nodiscard]] std::shared_ptr<std::byte> allocate_bytes(std::size_t size_bytes, Device device);
-
-/// A new contiguous, writable, uninitialised tensor on `device` that owns its memory.
-[[nodiscard]] AnyTensor empty(std::span<const index_t> shape, DType dtype, Device device);
-
-/// The typed form.
-template <Element T>
-[[nodiscard]] Tensor<T> empty(std::span<const index_t> shape, Device device) {
-  return empty(shape, dtype_of<T>, device).template as<T>();
-}
 
 namespace detail {
 
@@ -123,23 +111,21 @@ class GpuContext {
   /// managed; ValueError when it is not contiguous.
   template <class T, std::size_t Rank>
     requires(Rank != dynamic)
-  [[nodiscard]] typename Tensor<T, Rank>::template TensorMap<int(Rank)> tensor(const Tensor<T, Rank>& t) const {
+  [[nodiscard]] EigenTensorMap<T, int(Rank)> tensor(const Tensor<T, Rank>& t) const {
     return map<int(Rank)>(t);
   }
 
   /// The same for a dynamic-rank tensor whose rank is `TensorRank` (ValueError otherwise).
   template <int TensorRank, class T>
-  [[nodiscard]] typename Tensor<T>::template TensorMap<TensorRank> tensor(const Tensor<T>& t) const {
-    if (t.rank() != std::size_t(TensorRank)) detail::throw_rank_mismatch("GpuContext::tensor", TensorRank, t.rank());
+  [[nodiscard]] EigenTensorMap<T, TensorRank> tensor(const Tensor<T>& t) const {
     return map<TensorRank>(t);
   }
 
  private:
   template <int TensorRank, class T, std::size_t Rank>
-  [[nodiscard]] typename Tensor<T, Rank>::template TensorMap<TensorRank> map(const Tensor<T, Rank>& t) const {
+  [[nodiscard]] EigenTensorMap<T, TensorRank> map(const Tensor<T, Rank>& t) const {
     detail::require_reachable_from("GpuContext::tensor", t.device(), device());
-    if (!t.is_contiguous()) detail::throw_not_contiguous("GpuContext::tensor", t.shape(), t.strides());
-    return typename Tensor<T, Rank>::template TensorMap<TensorRank>(t.data(), detail::eigen_dimensions<TensorRank>(t.shape()));
+    return detail::contiguous_tensor_map<TensorRank>("GpuContext::tensor", t);
   }
 
   int device_index_;

@@ -88,23 +88,30 @@ inline constexpr auto itemsizes = element_sizes(std::make_index_sequence<dtype_c
 inline constexpr auto alignments = element_alignments(std::make_index_sequence<dtype_count>{});
 }  // namespace detail
 
-/// Bytes per element.
-[[nodiscard]] constexpr std::size_t itemsize(DType dtype) noexcept {
-  return detail::itemsizes[static_cast<std::size_t>(dtype)];
+namespace detail {
+inline constexpr std::array<std::string_view, dtype_count> dtype_names = {
+    "bool",   "uint8",   "int8",     "int16",   "int32",   "int64",     "uint16",    "uint32",
+    "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128"};
+
+[[noreturn]] void throw_invalid_dtype(DType dtype);
+
+/// The position of `dtype` in the tables; ValueError for a value that names no dtype
+/// (a cast from a bad integer), never an out-of-bounds read.
+[[nodiscard]] constexpr std::size_t table_index(DType dtype) {
+  const auto index = static_cast<std::size_t>(dtype);
+  if (index >= dtype_count) [[unlikely]] throw_invalid_dtype(dtype);
+  return index;
 }
+}  // namespace detail
+
+/// Bytes per element.
+[[nodiscard]] constexpr std::size_t itemsize(DType dtype) { return detail::itemsizes[detail::table_index(dtype)]; }
 
 /// Required address alignment of one element (alignof of its C++ type).
-[[nodiscard]] constexpr std::size_t alignment(DType dtype) noexcept {
-  return detail::alignments[static_cast<std::size_t>(dtype)];
-}
+[[nodiscard]] constexpr std::size_t alignment(DType dtype) { return detail::alignments[detail::table_index(dtype)]; }
 
 /// NumPy-style lower-case name: "float32", "bool", "complex128".
-[[nodiscard]] constexpr std::string_view name(DType dtype) noexcept {
-  constexpr std::array<std::string_view, dtype_count> names = {
-      "bool",   "uint8",   "int8",     "int16",   "int32",   "int64",     "uint16",    "uint32",
-      "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128"};
-  return names[static_cast<std::size_t>(dtype)];
-}
+[[nodiscard]] constexpr std::string_view name(DType dtype) { return detail::dtype_names[detail::table_index(dtype)]; }
 
 [[nodiscard]] constexpr bool is_complex(DType d) noexcept { return d == complex64 || d == complex128; }
 [[nodiscard]] constexpr bool is_floating_point(DType d) noexcept {
@@ -127,7 +134,8 @@ inline constexpr auto alignments = element_alignments(std::make_index_sequence<d
 /// Accepts only floating dtypes (TypeError otherwise), as torch.set_default_dtype.
 void set_default_dtype(DType dtype);
 
-/// Calls `f(std::type_identity<T>{})` with the element type of `dtype`.
+/// Calls `f(std::type_identity<T>{})` with the element type of `dtype` (ValueError for a
+/// value that names no dtype).
 template <class F>
 decltype(auto) dispatch(DType dtype, F&& f) {
   switch (dtype) {
@@ -147,9 +155,10 @@ decltype(auto) dispatch(DType dtype, F&& f) {
     ZT_DISPATCH_CASE(DType::Float32)
     ZT_DISPATCH_CASE(DType::Float64)
     ZT_DISPATCH_CASE(DType::Complex64)
+    ZT_DISPATCH_CASE(DType::Complex128)
 #undef ZT_DISPATCH_CASE
-    default: return std::forward<F>(f)(std::type_identity<type_of<DType::Complex128>>{});
   }
+  detail::throw_invalid_dtype(dtype);
 }
 
 inline std::ostream& operator<<(std::ostream& out, DType dtype) { return out << name(dtype); }

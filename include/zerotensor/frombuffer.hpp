@@ -11,7 +11,7 @@
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/buffer.hpp"
-#include "zerotensor/host_memory.hpp"
+#include "zerotensor/detail/host_memory.hpp"
 
 namespace zt {
 
@@ -29,7 +29,8 @@ namespace detail {
                                             std::size_t length);
 [[noreturn]] void throw_misaligned(const char* operation, const void* address, index_t offset, DType dtype);
 [[noreturn]] void throw_read_only_buffer(const char* operation, DType dtype);
-void check_bool_bytes(const std::byte* bytes, index_t count);
+/// ValueError naming the first byte that is not 0 or 1, after `context` when not empty.
+void check_bool_bytes(const std::byte* bytes, index_t count, std::string_view context = {});
 
 /// torch.frombuffer's checks, in its order, on `length` bytes; returns the element count.
 inline index_t frombuffer_count(std::size_t length, std::size_t itemsize, FromBufferOptions options) {
@@ -43,7 +44,7 @@ inline index_t frombuffer_count(std::size_t length, std::size_t itemsize, FromBu
     return remaining / size;
   }
   index_t requested = 0;
-  if (__builtin_mul_overflow(options.count, size, &requested) || requested > remaining)
+  if (detail::mul_overflows(options.count, size, requested) || requested > remaining)
     throw_frombuffer_too_long(options.count, itemsize, options.offset, length);
   return options.count;
 }
@@ -71,7 +72,7 @@ ElementRange frombuffer_range(const Buffer& buffer, FromBufferOptions options) {
     if (!buffer.is_writable()) throw_read_only_buffer("frombuffer", dtype);
   }
   if (!buffer.device().is_host_accessible()) throw_not_host_accessible("frombuffer", buffer.device());
-  const index_t count = frombuffer_count(buffer.size(), sizeof(T), options);
+  const index_t count = frombuffer_count(buffer.nbytes(), sizeof(T), options);
   require_host_memory("frombuffer", buffer.data());
   std::byte* start = buffer.address() + options.offset;
   check_alignment("frombuffer", start, options.offset, dtype);

@@ -28,6 +28,9 @@ namespace zt {
 /// bytes), native byte order; a Fortran-ordered tensor is written with fortran_order True,
 /// any other non-contiguous tensor as a C-order copy. TypeError for bfloat16 (NumPy has
 /// none); DeviceError for memory the host cannot touch; IOError when writing fails.
+/// Atomic: the file is written beside `path` and renamed over it, so views and mappings of
+/// the old file (this tensor's own included) keep the old contents, and a failed save
+/// leaves the old file as it was. The new file keeps the replaced file's permissions.
 void save_npy(const std::filesystem::path& path, const AnyTensor& tensor);
 
 }  // namespace zt

@@ -42,7 +42,8 @@ struct SafetensorsFile {
 /// header length, the JSON header padded with spaces to a multiple of 8 bytes, then the
 /// tensors in C order without gaps, largest alignment first, so each starts aligned for
 /// its type. ValueError for the name "__metadata__"; TypeError for complex128;
-/// DeviceError for memory the host cannot touch; IOError when writing fails.
+/// DeviceError for memory the host cannot touch; IOError when writing fails. Atomic, as
+/// save_npy: views of the file being replaced stay valid, and a failed save changes nothing.
 void save_safetensors(const std::filesystem::path& path, const std::map<std::string, AnyTensor, std::less<>>& tensors,
                       const std::map<std::string, std::string, std::less<>>& metadata = {});
 

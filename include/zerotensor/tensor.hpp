@@ -14,67 +14,17 @@
 #include <utility>
 
 #include <Eigen/Core>
-#include <unsupported/Eigen/CXX11/Tensor>
 
 #include "zerotensor/buffer.hpp"
 #include "zerotensor/device.hpp"
 #include "zerotensor/dtype.hpp"
 #include "zerotensor/error.hpp"
 #include "zerotensor/extents.hpp"
+#include "zerotensor/shape.hpp"
 
 namespace zt {
 
 namespace detail {
-
-/// Product of the extents; callers have validated the shape, so it cannot overflow.
-[[nodiscard]] inline index_t numel(std::span<const index_t> shape) noexcept {
-  index_t n = 1;
-  for (index_t extent : shape) n *= extent;
-  return n;
-}
-
-/// C-contiguous, ignoring the strides of extent-1 dimensions; at most one element is
-/// always contiguous.
-[[nodiscard]] inline bool is_contiguous(std::span<const index_t> shape,
-                                        std::span<const index_t> strides) noexcept {
-  if (std::find(shape.begin(), shape.end(), index_t{0}) != shape.end()) return true;
-  index_t expected = 1;
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    if (shape[d] != 1 && strides[d] != expected) return false;
-    expected *= shape[d];
-  }
-  return true;
-}
-
-/// C-order strides for `shape`. As PyTorch, an extent of 0 steps like an extent of 1, so
-/// shape (2, 0) has strides (1, 1).
-/// Takes the shape by value and overwrites it, so a temporary shape costs no copy.
-template <class Shape>
-[[nodiscard]] Shape contiguous_strides(Shape shape) {
-  index_t step = 1;
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    const index_t extent = shape[d];
-    shape[d] = step;
-    step *= extent > 1 ? extent : 1;
-  }
-  return shape;
-}
-
-/// How many elements a non-empty, validated view reaches below and above its data pointer;
-/// its required span is below + above + 1 elements (DESIGN.md).
-struct ElementReach {
-  index_t below = 0;
-  index_t above = 0;
-};
-[[nodiscard]] inline ElementReach element_reach(std::span<const index_t> shape,
-                                                std::span<const index_t> strides) noexcept {
-  ElementReach reach;
-  for (std::size_t d = 0; d < shape.size(); ++d) {
-    const index_t step = (shape[d] - 1) * strides[d];
-    (step < 0 ? reach.below : reach.above) += step < 0 ? -step : step;
-  }
-  return reach;
-}
 
 /// "float32, shape (4, 4), strides (4, 1), cpu" — the found half of a mismatch message.
 std::string describe(DType dtype, std::span<const index_t> shape, std::span<const index_t> strides,
@@ -86,14 +36,15 @@ std::string describe(DType dtype, std::span<const index_t> shape, std::span<cons
                                        std::span<const index_t> strides);
 [[noreturn]] void throw_index_out_of_range(index_t index, std::size_t dim, index_t extent);
 
-/// A shape as Eigen's tensor dimensions. Eigen::DSizes, not std::array: compiled for the
-/// GPU (nvcc), Eigen's arrays are its own type.
-template <int TensorRank>
-[[nodiscard]] Eigen::DSizes<index_t, TensorRank> eigen_dimensions(std::span<const index_t> shape) noexcept {
-  Eigen::DSizes<index_t, TensorRank> dims;
-  for (int d = 0; d < TensorRank; ++d) dims[d] = shape[std::size_t(d)];
-  return dims;
-}
+/// Eigen::TensorMap views of typed views: declared here, defined by
+/// <zerotensor/eigen_tensor.hpp>, so that only code asking for tensor() compiles Eigen's
+/// Tensor module.
+template <class Element, class = void>
+struct EigenTensorViews {
+  static_assert(sizeof(Element) == 0,
+                "zt::Tensor::tensor(): #include <zerotensor/eigen_tensor.hpp> (Eigen's Tensor module) for "
+                "Eigen::TensorMap views.");
+};
 
 /// Selects Tensor's constructor from spans.
 struct FromSpans {
@@ -102,7 +53,7 @@ struct FromSpans {
 
 /// Converts between static and dynamic extents; the ranks are known to agree.
 template <class Shape>
-Shape to_extents(std::span<const index_t> values) {
+Shape to_extents(std::span<const index_t> values) noexcept(!std::is_same_v<Shape, DynamicExtents>) {
   if constexpr (std::is_same_v<Shape, DynamicExtents>) {
     return DynamicExtents(values);
   } else {
@@ -139,10 +90,6 @@ class Tensor {
   using MatrixMap =
       Eigen::Map<MapTarget<Eigen::Matrix<value_type, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>,
                  Eigen::Unaligned, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
-  template <int TensorRank>
-  using TensorMap =
-      Eigen::TensorMap<MapTarget<Eigen::Tensor<value_type, TensorRank, Eigen::RowMajor, index_t>>>;
-
   /// A view over memory the caller vouches for: `shape` and `strides` (in elements) must
   /// stay inside it and `owner` (empty: borrowed) must keep it alive. The constructor
   /// functions (frombuffer, asarray, ...) validate and then build through this.
@@ -170,14 +117,10 @@ class Tensor {
              (R == Rank || Rank == dynamic || R == dynamic)
   explicit(R == dynamic && Rank != dynamic) Tensor(const Tensor<U, R>& other)
       : data_(other.data()),
-        shape_(detail::to_extents<extents_type>(other.shape())),
+        shape_(detail::to_extents<extents_type>(checked_rank(other.shape()))),
         strides_(detail::to_extents<extents_type>(other.strides())),
         device_(other.device()),
-        owner_(other.owner()) {
-    if constexpr (R == dynamic && Rank != dynamic) {
-      if (other.rank() != Rank) detail::throw_rank_mismatch("Tensor conversion", Rank, other.rank());
-    }
-  }
+        owner_(other.owner()) {}
 
   [[nodiscard]] T* data() const noexcept { return data_; }
   [[nodiscard]] const extents_type& shape() const noexcept { return shape_; }
@@ -245,20 +188,14 @@ class Tensor {
                      Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(strides_[0], strides_[1]));
   }
 
-  /// A contiguous tensor of static rank as a row-major Eigen::TensorMap.
-  [[nodiscard]] TensorMap<int(Rank)> tensor() const
-    requires(Rank != dynamic)
-  {
-    return tensor_map<int(Rank)>();
-  }
-
-  /// The same for a dynamic-rank tensor whose rank is `TensorRank` (ValueError otherwise).
-  template <int TensorRank>
-  [[nodiscard]] TensorMap<TensorRank> tensor() const
-    requires(Rank == dynamic)
-  {
-    if (rank() != std::size_t(TensorRank)) detail::throw_rank_mismatch("tensor()", TensorRank, rank());
-    return tensor_map<TensorRank>();
+  /// A contiguous tensor as a row-major Eigen::TensorMap of rank `TensorRank`: the static
+  /// rank, or named for a dynamic-rank tensor (`t.tensor<3>()`; ValueError when the rank
+  /// differs). ValueError when not contiguous, DeviceError for memory the host cannot
+  /// touch. Needs <zerotensor/eigen_tensor.hpp>.
+  template <int TensorRank = (Rank == dynamic ? -1 : int(Rank)), class Views = detail::EigenTensorViews<T>>
+    requires(TensorRank >= 0 && (Rank == dynamic || TensorRank == int(Rank)))
+  [[nodiscard]] auto tensor() const {
+    return Views::template map<TensorRank>(*this);
   }
 
  private:
@@ -272,15 +209,16 @@ class Tensor {
     return offset;
   }
 
-  void require_host(const char* operation) const {
-    if (!device_.is_host_accessible()) detail::throw_not_host_accessible(operation, device_);
+  /// `extents` when they have this tensor's rank: checked before they are copied into a
+  /// static rank's array.
+  static std::span<const index_t> checked_rank(std::span<const index_t> extents) {
+    if (Rank != dynamic && extents.size() != Rank)
+      detail::throw_rank_mismatch("Tensor conversion", Rank, extents.size());
+    return extents;
   }
 
-  template <int TensorRank>
-  [[nodiscard]] TensorMap<TensorRank> tensor_map() const {
-    require_host("tensor()");
-    if (!is_contiguous()) detail::throw_not_contiguous("tensor()", shape_, strides_);
-    return TensorMap<TensorRank>(data_, detail::eigen_dimensions<TensorRank>(shape_));
+  void require_host(const char* operation) const {
+    if (!device_.is_host_accessible()) detail::throw_not_host_accessible(operation, device_);
   }
 
   T* data_;

@@ -2,7 +2,8 @@
 // (unified addressing tells the runtime the direction), with strided sources gathered on
 // the host first.
 #include "zerotensor/cuda.hpp"
-#include "zerotensor/device_copy.hpp"
+#include "zerotensor/detail/device_copy.hpp"
+#include "zerotensor/empty.hpp"
 #include "zerotensor/storage.hpp"
 
 namespace zt::detail {

@@ -1,6 +1,6 @@
 // Device memory owned by tensors, and what the CUDA driver says about an address.
 #include "zerotensor/cuda.hpp"
-#include "zerotensor/host_memory.hpp"
+#include "zerotensor/detail/host_memory.hpp"
 #include "zerotensor/storage.hpp"
 
 #include "current_device.hpp"
@@ -89,10 +89,5 @@ std::shared_ptr<std::byte> allocate_bytes(std::size_t size_bytes, Device device)
   return {static_cast<std::byte*>(memory), [](std::byte* p) { (void)cudaFree(p); }};
 }
 
-AnyTensor empty(std::span<const index_t> shape, DType dtype, Device device) {
-  if (device.kind == DeviceKind::CPU) return empty(shape, dtype);
-  const index_t count = checked_numel(shape, itemsize(dtype));
-  return detail::owning_view(allocate_bytes(std::size_t(count) * itemsize(dtype), device), shape, dtype, device);
-}
 
 }  // namespace zt

@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "zerotensor/empty.hpp"
 #include "zerotensor/from_arrow.hpp"
-#include "zerotensor/storage.hpp"
+#include "zerotensor/shape.hpp"
 #include "zerotensor/to_arrow.hpp"
 
 namespace {
