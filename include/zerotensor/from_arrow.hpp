@@ -17,7 +17,8 @@
 // types are read as their storage type, as Arrow's rules say.
 //
 // Read-only: Arrow arrays are immutable by the format's contract, so every view is
-// read-only (is_writable() false, Tensor<const T>); copies are writable.
+// read-only (is_writable() false, Tensor<const T>); copies are writable, on the CPU (from
+// CUDA host or managed memory too).
 //
 // Refused, naming what was found:
 // - nulls (a validity bitmap with a zero bit among the viewed slots, at any level): ValueError,
