@@ -2,6 +2,7 @@ import os
 import re
 
 from conan import ConanFile
+from conan.errors import ConanInvalidConfiguration
 from conan.tools.build import check_min_cppstd
 from conan.tools.cmake import CMake, CMakeDeps, CMakeToolchain, cmake_layout
 from conan.tools.files import copy, load, save
@@ -26,10 +27,6 @@ class ZerotensorConan(ConanFile):
         parts = [re.search(rf"#define ZT_VERSION_{part} (\d+)", header).group(1) for part in ("MAJOR", "MINOR", "PATCH")]
         self.version = ".".join(parts)
 
-    def config_options(self):
-        if self.settings.os == "Windows":
-            del self.options.fPIC
-
     def configure(self):
         if self.options.shared:
             self.options.rm_safe("fPIC")
@@ -38,14 +35,18 @@ class ZerotensorConan(ConanFile):
         cmake_layout(self)
 
     def requirements(self):
-        # Eigen and Boost appear in zerotensor's public headers; nlohmann_json only inside
-        # the library (the .safetensors parser), so consumers never see it.
+        # Eigen appears in zerotensor's public headers; Boost (file mapping, shared memory,
+        # endianness) and nlohmann_json (the .safetensors parser) only inside the library,
+        # so consumers never see them.
         self.requires("eigen/3.4.0", transitive_headers=True)
-        self.requires("boost/[>=1.74.0 <2]", transitive_headers=True)
+        self.requires("boost/[>=1.74.0 <2]", visible=False)
         self.requires("nlohmann_json/[>=3.11.2 <4]", visible=False)
 
     def validate(self):
         check_min_cppstd(self, 20)
+        if self.settings.os == "Windows":
+            # File mapping, atomic saves and shared memory use POSIX calls directly.
+            raise ConanInvalidConfiguration("zerotensor supports POSIX systems (Linux, macOS) only, not Windows")
 
     def generate(self):
         toolchain = CMakeToolchain(self)

@@ -6,6 +6,27 @@
 
 namespace zt {
 
+namespace detail {
+
+void throw_as_mismatch(DType expected_dtype, std::size_t expected_rank, bool want_writable,
+                       const AnyTensor& found) {
+  const std::string message = concat("AnyTensor::as: expected ", expected_dtype,
+                                     expected_rank == dynamic ? std::string() : concat(", rank ", expected_rank),
+                                     want_writable ? ", writable" : "", "; got ",
+                                     describe(found.dtype(), found.shape(), found.strides(), found.device(),
+                                              found.is_writable()));
+  // A rank that differs is a ValueError everywhere; a dtype or writability, a TypeError.
+  const bool rank_only = found.dtype() == expected_dtype && (!want_writable || found.is_writable());
+  if (rank_only) throw ValueError(message);
+  throw TypeError(message);
+}
+
+void throw_read_only(const char* operation) {
+  throw TypeError(concat(operation, ": the tensor's memory is read-only"));
+}
+
+}  // namespace detail
+
 AnyTensor AnyTensor::to(DType dtype) const {
   if (dtype == this->dtype()) return *this;
   AnyTensor converted = empty(shape(), dtype);

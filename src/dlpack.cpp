@@ -9,6 +9,7 @@
 #include <span>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "dtype_formats.hpp"
 #include "strided_walk.hpp"
@@ -152,7 +153,7 @@ dlpack::Device dlpack_device(Device device) {
 /// One field of the producer's DLTensor (or a struct laid out like it), read from its
 /// memory: a foreign struct is never read through our types. Field by field, not a copy of
 /// the whole: GCC keeps such a copy on the stack and reads single fields back out of its
-/// 16-byte stores, a store-forwarding stall that cost a third of the import.
+/// 16-byte stores (a store-forwarding stall).
 template <class Field>
 Field read_field(const void* descriptor, std::size_t offset) noexcept {
   Field value;
@@ -166,7 +167,7 @@ std::span<const index_t> shape_of(std::int32_t ndim, const index_t* shape) {
 }
 
 /// Bytes from the first element back to the lowest one the view reaches, and forward to
-/// the end of the highest; DESIGN's required span is (below + above) / itemsize.
+/// the end of the highest; the required span is (below + above) / itemsize elements.
 struct ByteReach {
   index_t below;
   index_t above;
@@ -209,10 +210,50 @@ std::byte* first_element(const void* data, std::uint64_t byte_offset, std::span<
   return reinterpret_cast<std::byte*>(start);
 }
 
+/// `bits |= bits shifted by `shift` positions` (toward higher positions when positive), in
+/// a bit set of 64 * bits.size() positions; bits shifted past either end are dropped.
+void or_shifted(std::vector<std::uint64_t>& bits, index_t shift) {
+  const std::vector<std::uint64_t> source = bits;
+  const auto words = index_t(bits.size());
+  const index_t word_shift = shift >= 0 ? shift / 64 : -((-shift + 63) / 64);  // floor(shift / 64)
+  const auto bit_shift = unsigned(shift - word_shift * 64);                    // 0 .. 63
+  for (index_t word = 0; word < words; ++word) {
+    const index_t from = word - word_shift;  // the source word of this word's upper bits
+    if (from >= 0 && from < words) bits[std::size_t(word)] |= source[std::size_t(from)] << bit_shift;
+    if (bit_shift != 0 && from >= 1 && from <= words)
+      bits[std::size_t(word)] |= source[std::size_t(from - 1)] >> (64 - bit_shift);
+  }
+}
+
+/// A view with more elements than bytes in its reach overlaps itself: marks the bytes it
+/// reaches (positions from the lowest), a dimension at a time, doubling the indices each
+/// pass, so the work is proportional to the reach rather than the element count. Then
+/// refuses a reached byte other than 0 or 1, naming its offset from the first element.
+[[gnu::noinline]] void check_overlapping_bool_bytes(const std::byte* first, std::span<const index_t> shape,
+                                                    std::span<const index_t> strides, index_t below, index_t reach) {
+  std::vector<std::uint64_t> bits(std::size_t((reach + 63) / 64), 0);
+  bits[std::size_t(below / 64)] |= std::uint64_t{1} << (below % 64);
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    for (index_t have = 1; have < shape[d];) {
+      const index_t step = std::min(have, shape[d] - have);
+      or_shifted(bits, step * strides[d]);
+      have += step;
+    }
+  }
+  for (index_t position = 0; position < reach; ++position) {
+    if ((bits[std::size_t(position / 64)] >> (position % 64) & 1) == 0) continue;
+    const auto value = std::to_integer<unsigned>(first[position - below]);
+    if (value > 1)
+      throw ValueError(detail::concat("from_dlpack: the bool byte at offset ", position - below,
+                                      " from the first element is ", value, "; DLPack bool data must be bytes 0 or 1"));
+  }
+}
+
 /// Refuses a bool element whose byte is not 0 or 1, reading each byte of memory once:
 /// extent-1 dimensions are never stepped and broadcast (stride-0) dimensions repeat bytes
-/// already read, so the walk leaves both out. A bad byte is named by its first index in
-/// C order (index 0 in every left-out dimension).
+/// already read, so the walk leaves both out; a view that still overlaps itself is checked
+/// byte by byte over its reach. A bad byte is named by its first index in C order (index 0
+/// in every left-out dimension), or by its offset when the view overlaps itself.
 [[gnu::noinline]] void check_bool_elements(const std::byte* first, std::span<const index_t> shape,
                                            std::span<const index_t> strides) {
   const auto stepped = [&](std::size_t d) { return shape[d] > 1 && strides[d] != 0; };
@@ -224,6 +265,14 @@ std::byte* first_element(const void* data, std::uint64_t byte_offset, std::span<
     walked_shape[k] = shape[d];
     walked_strides[k] = strides[d];
     walked_dims[k++] = index_t(d);
+  }
+  // The reach fits: the import checked it in bytes, and bools are bytes.
+  const detail::ElementReach reach = detail::element_reach(walked_shape, walked_strides);
+  const index_t span = reach.below + reach.above + 1;
+  index_t walked = 1;
+  for (index_t extent : walked_shape) {
+    if (detail::mul_overflows(walked, extent, walked) || walked > span)
+      return check_overlapping_bool_bytes(first, walked_shape, walked_strides, reach.below, span);
   }
   const index_t inner_stride = rank == 0 ? 0 : walked_strides[rank - 1];
   detail::for_each_row<1>(
@@ -335,8 +384,8 @@ void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor) {
                           " has a different ABI; zerotensor reads major version ", dlpack::major_version));
 }
 
-// Flattened: the checks, the dtype dispatch and the view's construction in one body. The
-// call boundaries between them cost a seventh of the import; the error paths and the bool
+// Flattened: the checks, the dtype dispatch and the view's construction in one body, with
+// no call boundaries between them on the import's hot path; the error paths and the bool
 // walk stay out of line (noinline).
 [[gnu::flatten]] AnyTensor view_from_dlpack(const void* descriptor, bool read_only, KeepAlive&& owner) {
   using Descriptor = dlpack::Tensor;
@@ -355,7 +404,7 @@ void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor) {
                                    strides, dtype, count);
   // The device is read last and nothing is called before the view holds it: GCC spills a
   // Device live across a call as two narrow stores and reloads it as one wide load (a
-  // store-forwarding stall that cost a fifth of the import).
+  // store-forwarding stall).
   const Device device = device_from_dlpack(read_field<dlpack::Device>(descriptor, offsetof(Descriptor, device)));
   AnyTensor view = make_view(dtype, first, shape, strides, std::move(owner), device, !read_only);
   // On failure the view dies here and its owner runs the producer's deleter.

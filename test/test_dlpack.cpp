@@ -925,6 +925,40 @@ BOOST_AUTO_TEST_CASE(a_broadcast_bool_tensor_is_checked_byte_by_byte_not_element
   BOOST_TEST(calls.count == 2);  // the refused two; `expanded` and `rows` still hold theirs
 }
 
+BOOST_AUTO_TEST_CASE(a_bool_view_that_overlaps_itself_is_checked_over_its_reach) {
+  // Shape (2^20, 2^20) with strides (1, 1): 2^40 elements over 2^21 - 1 bytes. Each byte
+  // is read once, so the import takes as long as the memory, not the element count.
+  Calls calls;
+  const std::int64_t n = std::int64_t{1} << 20;
+  std::vector<std::uint8_t> bytes(std::size_t(2 * n - 1), 1);
+  zt::AnyTensor square = zt::from_dlpack(legacy({.data = bytes.data(), .shape = {n, n}, .strides = {{1, 1}}, .code = 6}, calls));
+  BOOST_TEST(square.numel() == n * n);
+  bytes[std::size_t(n + 5)] = 7;
+  BOOST_CHECK_EXCEPTION(
+      (void)zt::from_dlpack(legacy({.data = bytes.data(), .shape = {n, n}, .strides = {{1, 1}}, .code = 6}, calls)),
+      zt::ValueError,
+      with_message<zt::ValueError>("from_dlpack: the bool byte at offset 1048581 from the first element is 7"));
+  // Strides (2, 3) reach every byte of 0 .. 4995 but byte 1: a bad byte there is not read.
+  std::vector<std::uint8_t> gappy(4996, 0);
+  gappy[1] = 9;
+  zt::AnyTensor sums = zt::from_dlpack(legacy({.data = gappy.data(), .shape = {1000, 1000}, .strides = {{2, 3}}, .code = 6}, calls));
+  BOOST_TEST((sums.as<const bool, 2>()(999, 999) == false));
+  gappy[4995] = 9;
+  BOOST_CHECK_EXCEPTION(
+      (void)zt::from_dlpack(legacy({.data = gappy.data(), .shape = {1000, 1000}, .strides = {{2, 3}}, .code = 6}, calls)),
+      zt::ValueError, with_message<zt::ValueError>("the bool byte at offset 4995 from the first element is 9"));
+  // Negative strides reach below the first element: from byte 4995 back to 0, all but 4994.
+  std::vector<std::uint8_t> backwards(4996, 0);
+  backwards[4994] = 9;
+  zt::AnyTensor reversed = zt::from_dlpack(
+      legacy({.data = backwards.data() + 4995, .shape = {1000, 1000}, .strides = {{-2, -3}}, .code = 6}, calls));
+  backwards[0] = 9;
+  BOOST_CHECK_EXCEPTION(
+      (void)zt::from_dlpack(legacy({.data = backwards.data() + 4995, .shape = {1000, 1000}, .strides = {{-2, -3}}, .code = 6}, calls)),
+      zt::ValueError, with_message<zt::ValueError>("the bool byte at offset -4995 from the first element is 9"));
+  BOOST_TEST(calls.count == 3);  // the three refused; the others are alive
+}
+
 BOOST_AUTO_TEST_CASE(misaligned_first_element_is_refused) {
   Calls calls;
   Bytes16 buf;

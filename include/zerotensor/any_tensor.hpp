@@ -135,7 +135,7 @@ class AnyTensor {
 
  private:
   /// The variant alternative for a typed view: moved in whole when it already is one (each
-  /// extra move of its extents costs view creation a nanosecond), rebuilt otherwise.
+  /// extra move of its extents shows in view creation), rebuilt otherwise.
   template <class T, std::size_t Rank>
   static variant_type alternative(Tensor<T, Rank>&& tensor) {
     using Value = std::remove_const_t<T>;

@@ -140,14 +140,6 @@ enum class Origin : std::uint8_t {
 /// data), then device, then copy = true; copy = false refuses what would copy.
 [[nodiscard]] AnyTensor apply_options(AnyTensor tensor, const AsArrayOptions& options, Origin origin);
 
-/// A typed view over memory the caller validated; `owner` keeps it alive. Takes extents,
-/// where AnyTensor's constructor takes spans, so the callers can pass braced lists.
-template <class T>
-AnyTensor typed_view(T* data, const DynamicExtents& shape, const DynamicExtents& strides, KeepAlive owner,
-                     bool writable) {
-  return AnyTensor(data, shape, strides, std::move(owner), cpu, writable);
-}
-
 /// Eigen objects that own their elements (the rest — Map, Ref, Block, TensorMap — are
 /// views); eigen_tensor.hpp adds Eigen::Tensor and TensorFixedSize.
 template <class X>
@@ -174,12 +166,13 @@ AnyTensor eigen_dense_view(X&& obj) {
   auto& held = hold(std::forward<X>(obj), owner);
   constexpr bool writable = writable_data_v<X>;
   if constexpr (Plain::IsVectorAtCompileTime) {
-    return typed_view(held.data(), {index_t(held.size())}, {index_t(held.innerStride())}, std::move(owner), writable);
+    return AnyTensor(held.data(), DynamicExtents{index_t(held.size())}, DynamicExtents{index_t(held.innerStride())},
+                     std::move(owner), cpu, writable);
   } else {
     const index_t inner = held.innerStride(), outer = held.outerStride();
     DynamicExtents strides = Plain::IsRowMajor ? DynamicExtents{outer, inner} : DynamicExtents{inner, outer};
-    return typed_view(held.data(), {index_t(held.rows()), index_t(held.cols())}, std::move(strides),
-                      std::move(owner), writable);
+    return AnyTensor(held.data(), DynamicExtents{index_t(held.rows()), index_t(held.cols())}, strides,
+                     std::move(owner), cpu, writable);
   }
 }
 
@@ -189,7 +182,7 @@ AnyTensor typed_range_view(R&& range) {
   const auto count = index_t(std::ranges::size(range));
   Buffer buffer(std::forward<R>(range));  // borrowed, or moved into the owner as Buffer does
   auto* data = reinterpret_cast<T*>(buffer.address());
-  return typed_view(data, {count}, {1}, buffer.release_owner(), buffer.is_writable());
+  return AnyTensor(data, DynamicExtents{count}, DynamicExtents{1}, buffer.release_owner(), cpu, buffer.is_writable());
 }
 
 // ---- nested sequences: one walk for braced lists and for nested ranges ----

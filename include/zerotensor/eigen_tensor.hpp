@@ -83,7 +83,7 @@ AnyTensor eigen_tensor_view(X&& obj) {
   for (std::size_t d = 0; d < shape.size(); ++d) shape[d] = index_t(held.dimension(d));
   DynamicExtents strides = int(Plain::Layout) == int(Eigen::RowMajor) ? contiguous_strides(shape)
                                                                        : column_major_strides(shape);
-  return typed_view(held.data(), shape, strides, std::move(owner), writable_data_v<X>);
+  return AnyTensor(held.data(), shape, strides, std::move(owner), cpu, writable_data_v<X>);
 }
 
 }  // namespace detail

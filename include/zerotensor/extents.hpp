@@ -78,9 +78,8 @@ class DynamicExtents {
     return std::make_unique_for_overwrite<index_t[]>(count);
   }
   /// Copies up to inline_capacity values one 8-byte move each. A view is built and moved
-  /// right after its extents are written, so this must neither call memmove (a few ns) nor
-  /// load with wider vectors than the stores that just wrote the values (a store-forwarding
-  /// stall of ~5 ns each).
+  /// right after its extents are written, so this must neither call memmove nor load with
+  /// wider vectors than the stores that just wrote the values (a store-forwarding stall).
   static void copy_slots(index_t* to, const index_t* from, std::size_t count) noexcept {
     switch (count) {
       case 6: to[5] = from[5]; [[fallthrough]];

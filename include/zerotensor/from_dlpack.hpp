@@ -47,7 +47,7 @@ namespace detail {
 [[noreturn]] void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor);
 
 /// The owner's control block comes from a small per-thread cache of fixed-size blocks:
-/// malloc and free would otherwise cost a third of an import. A block freed on another
+/// malloc and free would otherwise dominate an import. A block freed on another
 /// thread joins that thread's cache; a thread's cache is freed when the thread exits.
 /// 128 bytes: from_arrow's owner holds the producer's 80-byte ArrowArray beside its counts.
 inline constexpr std::size_t owner_block_size = 128;

@@ -89,7 +89,7 @@ template <class Shape>
 }
 
 /// How many elements a non-empty, validated view reaches below and above its data pointer;
-/// its required span is below + above + 1 elements (DESIGN.md).
+/// its required span is below + above + 1 elements (docs/design.md, "Validating a view").
 struct ElementReach {
   index_t below = 0;
   index_t above = 0;
