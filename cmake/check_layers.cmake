@@ -5,7 +5,7 @@ set(zt_layers
   "vocabulary: version error device dtype extents shape scalar detail/checked_arithmetic"
   "memory: buffer storage mapped_file detail/host_memory"
   "views: tensor any_tensor convert shares_memory detail/device_copy"
-  "constructors: empty frombuffer asarray as_tensor eigen_tensor dlpack from_dlpack to_dlpack dlpack_asarray"
+  "constructors: empty frombuffer asarray as_tensor eigen_tensor dlpack from_dlpack to_dlpack dlpack_asarray arrow from_arrow to_arrow arrow_asarray"
   "files: load_options from_file npy safetensors"
   "shared memory: shared_memory"
   "cuda: cuda"

@@ -112,6 +112,28 @@ void tour_dlpack() {
   std::cout << "same address: " << (imported.data_ptr() == values.data()) << '\n';
 }
 
+void tour_arrow() {
+  section("Arrow: arrays and record batches through the C Data Interface, release exactly once");
+  std::vector<float> pixels(2 * 3 * 4);
+  std::iota(pixels.begin(), pixels.end(), 0.0f);
+  zt::AnyTensor images = zt::Tensor<float, 3>(pixels.data(), {2, 3, 4}, {12, 4, 1});
+  zt::arrow::Array array{};
+  zt::arrow::Schema schema{};
+  zt::to_arrow(images, &array, &schema);  // what pyarrow's pa.Array._import_from_c reads
+  std::cout << "to_arrow: format \"" << schema.format << "\" (arrow.fixed_shape_tensor over it), length "
+            << array.length << '\n';
+  zt::AnyTensor back = zt::from_arrow(&array, &schema);  // takes both structs
+  print("from_arrow(to_arrow(images))", back);
+  std::cout << "same address: " << (back.data_ptr() == pixels.data()) << '\n';
+
+  zt::RecordBatchTensors batch{{"x", "y"}, {zt::asarray(std::vector<double>{1, 2, 3}),
+                                            zt::asarray(std::vector<double>{4, 5, 6})}};
+  zt::to_arrow_record_batch(batch, &array, &schema);  // pa.RecordBatch._import_from_c reads this
+  const zt::RecordBatchTensors columns = zt::from_arrow_record_batch(&array, &schema);
+  print("from_arrow_record_batch(...).at(\"y\")", columns.at("y"));
+  print("columns.stack() (a copy: columns are separate buffers)", columns.stack());
+}
+
 void tour_files() {
   section("files: from_file, .npy, .safetensors and shared memory, all mapped, no copies");
   const std::filesystem::path directory = std::filesystem::temp_directory_path() / ("zerotensor-tour-" + std::to_string(::getpid()));
@@ -154,6 +176,7 @@ int main() {
   tour_views();
   tour_asarray();
   tour_dlpack();
+  tour_arrow();
   tour_files();
   return 0;
 }

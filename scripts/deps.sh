@@ -4,7 +4,7 @@
 set -euo pipefail
 
 core=(cmake make g++ libeigen3-dev libboost-dev nlohmann-json3-dev)
-test=(libboost-test-dev libdlpack-dev libtorch-dev python3-numpy)
+test=(libboost-test-dev libdlpack-dev libtorch-dev python3-numpy python3-venv)
 bench=(libbenchmark-dev)
 # libFuzzer and the sanitizer runtimes come with clang's runtime package; llvm gives
 # llvm-symbolizer, which names the lines of a crash's stack.

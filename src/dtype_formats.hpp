@@ -1,6 +1,7 @@
 // Internal: the one table of what each dtype is called in the formats zerotensor reads and
-// writes — NumPy's descr type code, safetensors' dtype name, DLPack's type code and width —
-// and the look-ups the format readers and writers use.
+// writes — NumPy's descr type code, safetensors' dtype name, DLPack's type code and width,
+// the Arrow C Data Interface's format string — and the look-ups the format readers and
+// writers use.
 #pragma once
 
 #include <array>
@@ -18,25 +19,26 @@ struct DTypeFormats {
   std::string_view safetensors;  ///< empty: safetensors has none
   dlpack::TypeCode dlpack_code;
   std::uint8_t dlpack_bits;
+  std::string_view arrow;  ///< empty: no Arrow type shares the memory (Arrow's bool packs bits)
 };
 
 /// In DType order.
 inline constexpr std::array<DTypeFormats, dtype_count> dtype_formats = {{
-    {"b1", "BOOL", dlpack::TypeCode::Bool, 8},
-    {"u1", "U8", dlpack::TypeCode::UInt, 8},
-    {"i1", "I8", dlpack::TypeCode::Int, 8},
-    {"i2", "I16", dlpack::TypeCode::Int, 16},
-    {"i4", "I32", dlpack::TypeCode::Int, 32},
-    {"i8", "I64", dlpack::TypeCode::Int, 64},
-    {"u2", "U16", dlpack::TypeCode::UInt, 16},
-    {"u4", "U32", dlpack::TypeCode::UInt, 32},
-    {"u8", "U64", dlpack::TypeCode::UInt, 64},
-    {"f2", "F16", dlpack::TypeCode::Float, 16},
-    {"", "BF16", dlpack::TypeCode::Bfloat, 16},
-    {"f4", "F32", dlpack::TypeCode::Float, 32},
-    {"f8", "F64", dlpack::TypeCode::Float, 64},
-    {"c8", "C64", dlpack::TypeCode::Complex, 64},
-    {"c16", "", dlpack::TypeCode::Complex, 128},
+    {"b1", "BOOL", dlpack::TypeCode::Bool, 8, ""},
+    {"u1", "U8", dlpack::TypeCode::UInt, 8, "C"},
+    {"i1", "I8", dlpack::TypeCode::Int, 8, "c"},
+    {"i2", "I16", dlpack::TypeCode::Int, 16, "s"},
+    {"i4", "I32", dlpack::TypeCode::Int, 32, "i"},
+    {"i8", "I64", dlpack::TypeCode::Int, 64, "l"},
+    {"u2", "U16", dlpack::TypeCode::UInt, 16, "S"},
+    {"u4", "U32", dlpack::TypeCode::UInt, 32, "I"},
+    {"u8", "U64", dlpack::TypeCode::UInt, 64, "L"},
+    {"f2", "F16", dlpack::TypeCode::Float, 16, "e"},
+    {"", "BF16", dlpack::TypeCode::Bfloat, 16, ""},
+    {"f4", "F32", dlpack::TypeCode::Float, 32, "f"},
+    {"f8", "F64", dlpack::TypeCode::Float, 64, "g"},
+    {"c8", "C64", dlpack::TypeCode::Complex, 64, ""},
+    {"c16", "", dlpack::TypeCode::Complex, 128, ""},
 }};
 
 static_assert([] {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <utility>
 
+#include "zerotensor/arrow_asarray.hpp"
 #include "zerotensor/asarray.hpp"
 #include "zerotensor/dlpack_asarray.hpp"
 

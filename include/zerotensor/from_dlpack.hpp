@@ -49,7 +49,8 @@ namespace detail {
 /// The owner's control block comes from a small per-thread cache of fixed-size blocks:
 /// malloc and free would otherwise dominate an import. A block freed on another
 /// thread joins that thread's cache; a thread's cache is freed when the thread exits.
-inline constexpr std::size_t owner_block_size = 64;
+/// 128 bytes: from_arrow's owner holds the producer's 80-byte ArrowArray beside its counts.
+inline constexpr std::size_t owner_block_size = 128;
 [[nodiscard]] void* allocate_owner_block();
 void release_owner_block(void* block) noexcept;
 

@@ -2,6 +2,8 @@
 #pragma once
 
 #include "zerotensor/any_tensor.hpp"
+#include "zerotensor/arrow.hpp"
+#include "zerotensor/arrow_asarray.hpp"
 #include "zerotensor/as_tensor.hpp"
 #include "zerotensor/asarray.hpp"
 #include "zerotensor/buffer.hpp"
@@ -13,6 +15,7 @@
 #include "zerotensor/empty.hpp"
 #include "zerotensor/error.hpp"
 #include "zerotensor/extents.hpp"
+#include "zerotensor/from_arrow.hpp"
 #include "zerotensor/from_dlpack.hpp"
 #include "zerotensor/from_file.hpp"
 #include "zerotensor/frombuffer.hpp"
@@ -26,5 +29,6 @@
 #include "zerotensor/shares_memory.hpp"
 #include "zerotensor/storage.hpp"
 #include "zerotensor/tensor.hpp"
+#include "zerotensor/to_arrow.hpp"
 #include "zerotensor/to_dlpack.hpp"
 #include "zerotensor/version.hpp"

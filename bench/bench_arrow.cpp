@@ -1,0 +1,161 @@
+// Arrow import cost per call: from_arrow + destruction of the view (the producer's release
+// included) for a 1-D float32 array and an arrow.fixed_shape_tensor array, next to the
+// DLPack import of the same tensor in the same run (from_dlpack, the floor the issue sets:
+// at most 1.5x). The schema is borrowed (one schema for a stream of arrays); the taken form
+// adds the schema's release call.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ratio.hpp"
+#include "zerotensor/from_arrow.hpp"
+#include "zerotensor/from_dlpack.hpp"
+
+namespace {
+
+namespace ar = zt::arrow;
+namespace dl = zt::dlpack;
+
+/// 4096 float32 values; releases are counted so each struct can be handed over again.
+struct Producer {
+  std::vector<float> memory = std::vector<float>(4096, 1.0f);
+  std::int64_t released = 0;
+
+  // DLPack: shape (4096,) or (64, 8, 8).
+  std::int64_t shape1[1] = {4096};
+  std::int64_t shape3[3] = {64, 8, 8};
+  std::int64_t strides3[3] = {64, 8, 1};
+
+  dl::ManagedTensorVersioned dlpack(int rank) {
+    dl::ManagedTensorVersioned m{};
+    m.version = {1, 1};
+    m.dl_tensor.data = memory.data();
+    m.dl_tensor.device = {dl::DeviceType::CPU, 0};
+    m.dl_tensor.ndim = rank;
+    m.dl_tensor.dtype = {2, 32, 1};
+    m.dl_tensor.shape = rank == 1 ? shape1 : shape3;
+    m.dl_tensor.strides = rank == 1 ? nullptr : strides3;
+    m.manager_ctx = this;
+    m.deleter = [](dl::ManagedTensorVersioned* self) { ++static_cast<Producer*>(self->manager_ctx)->released; };
+    return m;
+  }
+
+  // Arrow: a float32 array of 4096, and 64 rows of an 8 x 8 fixed_shape_tensor over it.
+  const void* buffers[2] = {nullptr, memory.data()};
+  const void* list_buffers[1] = {nullptr};
+  ar::Array leaf{4096, 0, 0, 2, 0, buffers, nullptr, nullptr, &release_child, nullptr};
+  ar::Array* leaf_ptr = &leaf;
+  static void release_child(ar::Array* self) { self->release = nullptr; }
+  static void release_array(ar::Array* self) {
+    if (self->n_children > 0) self->children[0]->release = nullptr;
+    ++static_cast<Producer*>(self->private_data)->released;
+    self->release = nullptr;
+  }
+  ar::Array primitive() { return {4096, 0, 0, 2, 0, buffers, nullptr, nullptr, &release_array, this}; }
+  ar::Array tensor() {
+    leaf.release = &release_child;
+    return {64, 0, 0, 1, 1, list_buffers, &leaf_ptr, nullptr, &release_array, this};
+  }
+
+  static void release_schema(ar::Schema* self) { self->release = nullptr; }
+  ar::Schema float_schema{"f", nullptr, nullptr, 0, 0, nullptr, nullptr, &release_schema, nullptr};
+  ar::Schema* float_ptr = &float_schema;
+  std::string metadata = [] {
+    const std::string pairs[4] = {"ARROW:extension:name", "arrow.fixed_shape_tensor", "ARROW:extension:metadata",
+                                  R"({"shape":[8,8]})"};
+    std::string out(4, '\0');
+    const std::int32_t count = 2;
+    std::memcpy(out.data(), &count, 4);
+    for (const std::string& text : pairs) {
+      const auto length = std::int32_t(text.size());
+      out.append(reinterpret_cast<const char*>(&length), 4);
+      out += text;
+    }
+    return out;
+  }();
+  ar::Schema tensor_schema{"+w:64", nullptr, metadata.c_str(), 0, 1, &float_ptr, nullptr, &release_schema, nullptr};
+};
+
+void BM_dlpack_import_1d(benchmark::State& state) {
+  Producer producer;
+  auto managed = producer.dlpack(1);
+  for (auto _ : state) {
+    zt::AnyTensor view = zt::from_dlpack(&managed);
+    benchmark::DoNotOptimize(view.data_ptr());
+  }
+  if (producer.released != std::int64_t(state.iterations())) state.SkipWithError("deleter count is wrong");
+}
+
+void BM_dlpack_import_3d(benchmark::State& state) {
+  Producer producer;
+  auto managed = producer.dlpack(3);
+  for (auto _ : state) {
+    zt::AnyTensor view = zt::from_dlpack(&managed);
+    benchmark::DoNotOptimize(view.data_ptr());
+  }
+  if (producer.released != std::int64_t(state.iterations())) state.SkipWithError("deleter count is wrong");
+}
+
+void BM_arrow_import_1d(benchmark::State& state) {
+  Producer producer;
+  for (auto _ : state) {
+    ar::Array array = producer.primitive();
+    zt::AnyTensor view = zt::from_arrow(&array, producer.float_schema);
+    benchmark::DoNotOptimize(view.data_ptr());
+  }
+  if (producer.released != std::int64_t(state.iterations())) state.SkipWithError("release count is wrong");
+}
+
+void BM_arrow_import_1d_schema_taken(benchmark::State& state) {
+  Producer producer;
+  for (auto _ : state) {
+    ar::Array array = producer.primitive();
+    ar::Schema schema = producer.float_schema;
+    zt::AnyTensor view = zt::from_arrow(&array, &schema);
+    benchmark::DoNotOptimize(view.data_ptr());
+  }
+  if (producer.released != std::int64_t(state.iterations())) state.SkipWithError("release count is wrong");
+}
+
+void BM_arrow_import_fixed_shape_tensor(benchmark::State& state) {
+  Producer producer;
+  for (auto _ : state) {
+    ar::Array array = producer.tensor();
+    zt::AnyTensor view = zt::from_arrow(&array, producer.tensor_schema);
+    benchmark::DoNotOptimize(view.data_ptr());
+  }
+  if (producer.released != std::int64_t(state.iterations())) state.SkipWithError("release count is wrong");
+}
+
+/// The same storage without the extension: FixedSizeList<float, 64>, shape (64, 64).
+void BM_arrow_import_fixed_size_list(benchmark::State& state) {
+  Producer producer;
+  const ar::Schema schema{"+w:64", nullptr, nullptr, 0, 1, &producer.float_ptr, nullptr, &Producer::release_schema,
+                          nullptr};
+  for (auto _ : state) {
+    ar::Array array = producer.tensor();
+    zt::AnyTensor view = zt::from_arrow(&array, schema);
+    benchmark::DoNotOptimize(view.data_ptr());
+  }
+  if (producer.released != std::int64_t(state.iterations())) state.SkipWithError("release count is wrong");
+}
+
+BENCHMARK(BM_dlpack_import_1d);
+BENCHMARK(BM_arrow_import_1d);
+BENCHMARK(BM_arrow_import_1d_schema_taken);
+BENCHMARK(BM_dlpack_import_3d);
+BENCHMARK(BM_arrow_import_fixed_size_list);
+BENCHMARK(BM_arrow_import_fixed_shape_tensor);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return zt_bench::run(argc, argv,
+                       {{"BM_arrow_import_1d", "BM_dlpack_import_1d"},
+                        {"BM_arrow_import_1d_schema_taken", "BM_dlpack_import_1d"},
+                        {"BM_arrow_import_fixed_size_list", "BM_dlpack_import_3d"},
+                        {"BM_arrow_import_fixed_shape_tensor", "BM_dlpack_import_3d"}});
+}

@@ -1,0 +1,657 @@
+// Arrow C (Device) Data Interface: from_arrow over hand-built structs (every type of the
+// table, offsets, nulls, bool, alignment, refusals, ownership), to_arrow and record batches.
+// The peer check against pyarrow itself is test/arrow/pyarrow_check.py.
+#include <boost/test/unit_test.hpp>
+
+#include "message_check.hpp"
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "zerotensor/as_tensor.hpp"
+#include "zerotensor/from_arrow.hpp"
+#include "zerotensor/shape.hpp"
+#include "zerotensor/to_arrow.hpp"
+
+namespace ar = zt::arrow;
+
+namespace {
+
+/// A producer of Arrow structs that counts releases of its base structs: children are
+/// released by their parent, as the interface says, and only the base counts.
+struct Producer {
+  int array_releases = 0;
+  int schema_releases = 0;
+  std::deque<ar::Array> arrays;
+  std::deque<ar::Schema> schemas;
+  std::deque<std::vector<const void*>> buffers;
+  std::deque<std::vector<ar::Array*>> array_children;
+  std::deque<std::vector<ar::Schema*>> schema_children;
+  std::deque<std::string> strings;
+
+  static void release_array(ar::Array* a) {
+    for (std::int64_t i = 0; i < a->n_children; ++i)
+      if (a->children[i]->release != nullptr) a->children[i]->release(a->children[i]);
+    if (a->private_data != nullptr) ++static_cast<Producer*>(a->private_data)->array_releases;
+    a->release = nullptr;
+  }
+  static void release_schema(ar::Schema* s) {
+    for (std::int64_t i = 0; i < s->n_children; ++i)
+      if (s->children[i]->release != nullptr) s->children[i]->release(s->children[i]);
+    if (s->private_data != nullptr) ++static_cast<Producer*>(s->private_data)->schema_releases;
+    s->release = nullptr;
+  }
+
+  ar::Schema* schema(const std::string& format, std::vector<ar::Schema*> children = {}, std::string metadata = {},
+                     const char* name = nullptr) {
+    auto& kids = schema_children.emplace_back(std::move(children));
+    const char* meta = metadata.empty() ? nullptr : strings.emplace_back(std::move(metadata)).c_str();
+    for (ar::Schema* child : kids) child->private_data = nullptr;  // only the base counts
+    return &schemas.emplace_back(ar::Schema{strings.emplace_back(format).c_str(), name, meta, 0,
+                                            std::int64_t(kids.size()), kids.empty() ? nullptr : kids.data(),
+                                            nullptr, &release_schema, this});
+  }
+
+  ar::Array* array(std::int64_t length, std::vector<const void*> bufs, std::vector<ar::Array*> children = {},
+                   std::int64_t offset = 0, std::int64_t null_count = 0) {
+    auto& b = buffers.emplace_back(std::move(bufs));
+    auto& kids = array_children.emplace_back(std::move(children));
+    for (ar::Array* child : kids) child->private_data = nullptr;
+    return &arrays.emplace_back(ar::Array{length, null_count, offset, std::int64_t(b.size()),
+                                          std::int64_t(kids.size()), b.data(), kids.empty() ? nullptr : kids.data(),
+                                          nullptr, &release_array, this});
+  }
+
+  /// A primitive array over `values`, all valid.
+  template <class T>
+  ar::Array* primitive(const std::vector<T>& values, std::int64_t offset = 0) {
+    return array(std::int64_t(values.size()) - offset, {nullptr, values.data()}, {}, offset);
+  }
+};
+
+/// Arrow's binary key/value metadata.
+std::string metadata(const std::vector<std::pair<std::string, std::string>>& pairs) {
+  std::string out;
+  const auto put = [&out](std::int32_t n) { out.append(reinterpret_cast<const char*>(&n), 4); };
+  put(std::int32_t(pairs.size()));
+  for (const auto& [key, value] : pairs) {
+    put(std::int32_t(key.size()));
+    out += key;
+    put(std::int32_t(value.size()));
+    out += value;
+  }
+  return out;
+}
+
+std::string tensor_extension(const std::string& json) {
+  return metadata({{"ARROW:extension:name", "arrow.fixed_shape_tensor"}, {"ARROW:extension:metadata", json}});
+}
+
+std::vector<float> iota_floats(std::size_t n) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = float(i);
+  return v;
+}
+
+/// A `length`-row fixed_shape_tensor (or plain FixedSizeList when json is empty) over `values`.
+std::pair<ar::Array*, ar::Schema*> tensor_array(Producer& p, const std::vector<float>& values, std::int64_t size,
+                                                const std::string& json, std::int64_t offset = 0) {
+  ar::Schema* schema = p.schema("+w:" + std::to_string(size), {p.schema("f")}, json.empty() ? "" : tensor_extension(json));
+  ar::Array* leaf = p.array(std::int64_t(values.size()), {nullptr, values.data()});
+  ar::Array* array = p.array(std::int64_t(values.size()) / size - offset, {nullptr}, {leaf}, offset);
+  return {array, schema};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(arrow_import)
+
+BOOST_AUTO_TEST_CASE(primitive_float32_is_a_read_only_view_released_once) {
+  Producer p;
+  const std::vector<float> values = {1.5f, 2.5f, 3.5f};
+  {
+    zt::AnyTensor t = zt::from_arrow(p.primitive(values), p.schema("f"));
+    BOOST_TEST(p.schema_releases == 1);  // the taken schema is released at once
+    BOOST_TEST(p.array_releases == 0);
+    BOOST_TEST(t.dtype() == zt::float32);
+    BOOST_TEST(t.data_ptr() == values.data());
+    BOOST_TEST(t.shape() == (zt::DynamicExtents{3}));
+    BOOST_TEST(!t.is_writable());
+    auto typed = t.as<const float, 1>();
+    BOOST_TEST(typed(2) == 3.5f);
+    zt::AnyTensor copy = t;
+    t = zt::asarray(1);
+    BOOST_TEST(p.array_releases == 0);  // the copy keeps the producer's memory alive
+  }
+  BOOST_TEST(p.array_releases == 1);
+  BOOST_TEST(p.arrays.front().release == nullptr);  // the caller's struct was moved from
+}
+
+BOOST_AUTO_TEST_CASE(every_primitive_format_and_the_offset) {
+  const std::array<std::pair<const char*, zt::DType>, 11> formats = {{{"c", zt::int8},
+                                                                      {"C", zt::uint8},
+                                                                      {"s", zt::int16},
+                                                                      {"S", zt::uint16},
+                                                                      {"i", zt::int32},
+                                                                      {"I", zt::uint32},
+                                                                      {"l", zt::int64},
+                                                                      {"L", zt::uint64},
+                                                                      {"e", zt::float16},
+                                                                      {"f", zt::float32},
+                                                                      {"g", zt::float64}}};
+  alignas(16) std::array<std::byte, 64> bytes{};
+  for (auto [format, dtype] : formats) {
+    Producer p;
+    const ar::Schema schema = *p.schema(format);  // borrowed: never released by from_arrow
+    zt::AnyTensor t = zt::from_arrow(p.array(5, {nullptr, bytes.data()}, {}, 3), schema);
+    BOOST_TEST(t.dtype() == dtype);
+    BOOST_TEST(t.data_ptr() == bytes.data() + 3 * zt::itemsize(dtype));
+    BOOST_TEST(t.shape() == (zt::DynamicExtents{5}));
+    BOOST_TEST(p.schema_releases == 0);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(fixed_size_list_offsets_at_both_levels) {
+  Producer p;
+  const std::vector<std::int32_t> values = [] {
+    std::vector<std::int32_t> v(40);
+    for (int i = 0; i < 40; ++i) v[std::size_t(i)] = i;
+    return v;
+  }();
+  // Child offset 2, list offset 1, list size 4: row i starts at element 2 + (1 + i) * 4.
+  ar::Array* leaf = p.array(38, {nullptr, values.data()}, {}, 2);
+  ar::Array* list = p.array(3, {nullptr}, {leaf}, 1);
+  zt::AnyTensor t = zt::from_arrow(list, p.schema("+w:4", {p.schema("i")}));
+  BOOST_TEST(t.shape() == (zt::DynamicExtents{3, 4}));
+  BOOST_TEST(t.strides() == (zt::DynamicExtents{4, 1}));
+  BOOST_TEST(t.data_ptr() == values.data() + 6);
+  BOOST_TEST((t.as<const std::int32_t, 2>()(2, 3)) == 6 + 2 * 4 + 3);
+}
+
+BOOST_AUTO_TEST_CASE(nested_fixed_size_lists_are_n_dimensional) {
+  Producer p;
+  const std::vector<double> values(2 * 3 * 4, 0.0);
+  ar::Array* leaf = p.array(24, {nullptr, values.data()});
+  ar::Array* inner = p.array(6, {nullptr}, {leaf});
+  ar::Array* outer = p.array(2, {nullptr}, {inner});
+  zt::AnyTensor t = zt::from_arrow(outer, p.schema("+w:3", {p.schema("+w:4", {p.schema("g")})}));
+  BOOST_TEST(t.shape() == (zt::DynamicExtents{2, 3, 4}));
+  BOOST_TEST(t.strides() == (zt::DynamicExtents{12, 4, 1}));
+  BOOST_TEST(t.data_ptr() == values.data());
+}
+
+BOOST_AUTO_TEST_CASE(fixed_shape_tensor_shape_and_permutation) {
+  Producer p;
+  const std::vector<float> values = iota_floats(12);
+  {
+    auto [array, schema] = tensor_array(p, values, 6, R"({"shape":[2,3]})");
+    zt::AnyTensor t = zt::from_arrow(array, schema);
+    BOOST_TEST(t.shape() == (zt::DynamicExtents{2, 2, 3}));
+    BOOST_TEST(t.strides() == (zt::DynamicExtents{6, 3, 1}));
+    BOOST_TEST((t.as<const float, 3>()(1, 1, 2)) == 11.0f);
+  }
+  {
+    // Physical (2, 3), permutation [1, 0]: logical dimension 0 is physical dimension 1.
+    auto [array, schema] = tensor_array(
+        p, values, 6, R"( { "dim_names" : ["H", "W"], "permutation": [1, 0], "shape" : [2, 3], "x": {"y": [1, null]} })",
+        1);
+    zt::AnyTensor t = zt::from_arrow(array, schema);
+    BOOST_TEST(t.shape() == (zt::DynamicExtents{1, 3, 2}));
+    BOOST_TEST(t.strides() == (zt::DynamicExtents{6, 1, 3}));
+    BOOST_TEST(t.data_ptr() == values.data() + 6);
+    BOOST_TEST((t.as<const float, 3>()(0, 2, 1)) == 6.0f + 1 * 3 + 2);  // physical (1, 2)
+  }
+  BOOST_TEST(p.array_releases == 2);
+  BOOST_TEST(p.schema_releases == 2);
+}
+
+BOOST_AUTO_TEST_CASE(fixed_shape_tensor_metadata_errors_name_the_numbers) {
+  const std::vector<float> values = iota_floats(12);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"shape":[2,2]})", "the shape has 4 elements but the storage list size is 6"},
+      {R"({"shape":[2,3],"permutation":[0,0]})", "is not a permutation of 0…1"},
+      {R"({"shape":[2,3],"permutation":[0]})", "\"permutation\" has 1 entries for 2 dimensions"},
+      {R"({"shape":[2,3],"dim_names":["a"]})", "\"dim_names\" has 1 names for 2 dimensions"},
+      {R"({"shape":[2,-3]})", "\"shape\" must hold integers ≥ 0"},
+      {R"({"shape":[99999999999999999999]})", "overflows int64"},
+      {R"({"shape":[2,3]} x)", "unexpected text at byte 16"},
+      {R"({"permutation":[0,1]})", "has no \"shape\""},
+      {R"({"shape":[2,3],"shape":[2,3]})", "\"shape\" appears twice"},
+      {R"({"shape":[2,3)", "expected ']'"},
+  };
+  for (const auto& [json, message] : cases) {
+    Producer p;
+    auto [array, schema] = tensor_array(p, values, 6, json);
+    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(array, schema)), zt::ValueError,
+                          with_message<zt::ValueError>(message));
+    BOOST_TEST(p.array_releases == 1);  // released at once on error
+    BOOST_TEST(p.schema_releases == 1);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(nulls_are_refused_or_filled_in_a_copy) {
+  const std::vector<std::int64_t> values = {10, 20, 30, 40, 50};
+  const std::uint8_t validity = 0b11101;  // slot 1 is null
+  {
+    Producer p;
+    ar::Array* array = p.array(5, {&validity, values.data()}, {}, 0, 1);
+    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(array, p.schema("l"))), zt::ValueError,
+                          with_message<zt::ValueError>("holds 1 nulls (the first at slot 1 of nesting level 0)"));
+    BOOST_TEST(p.array_releases == 1);
+  }
+  {
+    Producer p;
+    ar::Array* array = p.array(5, {&validity, values.data()}, {}, 0, -1);  // null count unknown
+    zt::AnyTensor t = zt::from_arrow(array, p.schema("l"), {.fill_nulls = -7});
+    BOOST_TEST(p.array_releases == 1);  // copied: released at once
+    BOOST_TEST(t.data_ptr() != values.data());
+    BOOST_TEST(t.is_writable());
+    auto typed = t.as<std::int64_t, 1>();
+    BOOST_TEST((std::vector<std::int64_t>{typed(0), typed(1), typed(2), typed(3), typed(4)}) ==
+                   (std::vector<std::int64_t>{10, -7, 30, 40, 50}),
+               boost::test_tools::per_element());
+  }
+  {
+    // Unknown count, but the viewed slots (offset 2) are all valid: a view.
+    Producer p;
+    ar::Array* array = p.array(3, {&validity, values.data()}, {}, 2, -1);
+    zt::AnyTensor t = zt::from_arrow(array, p.schema("l"));
+    BOOST_TEST(t.data_ptr() == values.data() + 2);
+  }
+  {
+    Producer p;
+    ar::Array* array = p.array(5, {&validity, values.data()}, {}, 0, 1);
+    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(array, p.schema("l"), {.copy = false, .fill_nulls = 0})),
+                          zt::ValueError, with_message<zt::ValueError>("copy = false, but filling 1 nulls needs a copy"));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_null_list_slot_fills_its_whole_row) {
+  Producer p;
+  const std::vector<float> values = iota_floats(6);
+  const std::uint8_t rows_valid = 0b101;
+  ar::Array* leaf = p.array(6, {nullptr, values.data()});
+  ar::Array* list = p.array(3, {&rows_valid, nullptr}, {leaf}, 0, 1);
+  list->n_buffers = 1;
+  zt::AnyTensor t = zt::from_arrow(list, p.schema("+w:2", {p.schema("f")}), {.fill_nulls = 0.5});
+  auto typed = t.as<const float, 2>();
+  BOOST_TEST(typed(0, 1) == 1.0f);
+  BOOST_TEST(typed(1, 0) == 0.5f);
+  BOOST_TEST(typed(1, 1) == 0.5f);
+  BOOST_TEST(typed(2, 0) == 4.0f);
+}
+
+BOOST_AUTO_TEST_CASE(bool_is_unpacked_in_a_copy_and_refused_without_one) {
+  const std::uint8_t bits = 0b1011'0110;
+  {
+    Producer p;
+    zt::AnyTensor t = zt::from_arrow(p.array(6, {nullptr, &bits}, {}, 1), p.schema("b"));
+    BOOST_TEST(t.dtype() == zt::bool_);
+    auto typed = t.as<const bool, 1>();
+    BOOST_TEST((std::vector<bool>{typed(0), typed(1), typed(2), typed(3), typed(4), typed(5)}) ==
+                   (std::vector<bool>{true, true, false, true, true, false}),
+               boost::test_tools::per_element());
+    BOOST_TEST(p.array_releases == 1);
+  }
+  Producer p;
+  BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(p.array(6, {nullptr, &bits}), p.schema("b"), {.copy = false})),
+                        zt::ValueError, with_message<zt::ValueError>("bit-packed bool"));
+}
+
+BOOST_AUTO_TEST_CASE(unaligned_data_is_copied_or_refused) {
+  alignas(8) std::array<std::byte, 17> bytes{};
+  const float value = 4.25f;
+  std::memcpy(bytes.data() + 1, &value, sizeof value);
+  {
+    Producer p;
+    zt::AnyTensor t = zt::from_arrow(p.array(4, {nullptr, bytes.data() + 1}), p.schema("f"));
+    BOOST_TEST(t.data_ptr() != static_cast<const void*>(bytes.data() + 1));
+    BOOST_TEST((t.as<const float, 1>()(0)) == 4.25f);
+  }
+  Producer p;
+  BOOST_CHECK_EXCEPTION(
+      static_cast<void>(zt::from_arrow(p.array(4, {nullptr, bytes.data() + 1}), p.schema("f"), {.copy = false})),
+      zt::ValueError, with_message<zt::ValueError>("not aligned to 4 bytes (the alignment of float32)"));
+}
+
+BOOST_AUTO_TEST_CASE(unsupported_types_are_refused_by_name) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"u", "a string is variable-size"},
+      {"+l", "a variable-size list has slots of different lengths"},
+      {"+s", "zt::from_arrow_record_batch"},
+      {"tsu:UTC", "temporal types have no tensor dtype"},
+      {"d:10,2", "decimals"},
+      {"w:16", "fixed-size binary"},
+      {"+m", "a map"},
+      {"+ud:0,1", "a union"},
+      {"q", "not an Arrow format zerotensor knows"},
+  };
+  const std::int64_t zero = 0;
+  for (const auto& [format, message] : cases) {
+    Producer p;
+    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(p.array(1, {nullptr, &zero}), p.schema(format))),
+                          zt::TypeError, with_message<zt::TypeError>("\"" + format + "\" at nesting level 0"));
+    Producer q;
+    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(q.array(1, {nullptr, &zero}), q.schema(format))),
+                          zt::TypeError, with_message<zt::TypeError>(message));
+    BOOST_TEST(q.array_releases == 1);
+    BOOST_TEST(q.schema_releases == 1);
+  }
+  Producer p;
+  ar::Schema* dictionary = p.schema("i");
+  dictionary->dictionary = p.schema("u");
+  BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(p.array(1, {nullptr, &zero}), dictionary)), zt::TypeError,
+                        with_message<zt::TypeError>("dictionary-encoded (indices \"i\")"));
+}
+
+BOOST_AUTO_TEST_CASE(malformed_structs_are_value_errors) {
+  const std::vector<float> values = iota_floats(8);
+  {
+    Producer p;
+    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(static_cast<ar::Array*>(nullptr), p.schema("f"))), zt::ValueError,
+                          with_message<zt::ValueError>("the ArrowArray pointer is NULL"));
+    BOOST_TEST(p.schema_releases == 1);
+  }
+  {
+    Producer p;
+    ar::Array* array = p.primitive(values);
+    array->release = nullptr;
+    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(array, p.schema("f"))), zt::ValueError,
+                          with_message<zt::ValueError>("is released"));
+  }
+  {
+    Producer p;  // the list needs 3 * 4 = 12 child slots, the child has 8
+    ar::Array* list = p.array(3, {nullptr}, {p.primitive(values)});
+    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(list, p.schema("+w:4", {p.schema("f")}))), zt::ValueError,
+                          with_message<zt::ValueError>("slots [0, 12) are used at nesting level 1 but its length is 8"));
+    BOOST_TEST(p.array_releases == 1);
+  }
+  {
+    Producer p;
+    ar::Array* array = p.array(8, {nullptr, values.data(), nullptr});
+    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(array, p.schema("f"))), zt::ValueError,
+                          with_message<zt::ValueError>("3 buffers (or NULL buffers) at nesting level 0 where the type has 2"));
+  }
+  {
+    Producer p;
+    ar::Array* array = p.array(8, {nullptr, nullptr});
+    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(array, p.schema("f"))), zt::ValueError,
+                          with_message<zt::ValueError>("the data buffer is NULL for 8 elements"));
+  }
+  {
+    Producer p;
+    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(p.primitive(values), p.schema("+w:x", {p.schema("f")}))),
+                          zt::ValueError, with_message<zt::ValueError>("does not end in a list size"));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(copy_true_owns_its_memory_and_releases_at_once) {
+  Producer p;
+  const std::vector<float> values = iota_floats(4);
+  zt::AnyTensor t = zt::from_arrow(p.primitive(values), p.schema("f"), {.copy = true});
+  BOOST_TEST(p.array_releases == 1);
+  BOOST_TEST(t.data_ptr() != values.data());
+  BOOST_TEST(t.is_writable());
+  BOOST_TEST((t.as<float, 1>()(3)) == 3.0f);
+}
+
+BOOST_AUTO_TEST_CASE(asarray_and_as_tensor_take_arrow_arrays) {
+  const std::vector<std::int32_t> values = {1, 2, 3};
+  {
+    Producer p;
+    zt::AnyTensor t = zt::asarray(zt::ArrowData{p.primitive(values), p.schema("i")}, {.dtype = zt::float64});
+    BOOST_TEST(t.dtype() == zt::float64);
+    BOOST_TEST((t.as<const double, 1>()(2)) == 3.0);
+    BOOST_TEST(p.array_releases == 1);
+  }
+  {
+    Producer p;
+    zt::AnyTensor t = zt::as_tensor(zt::ArrowData{p.primitive(values), p.schema("i")});
+    BOOST_TEST(t.data_ptr() == values.data());
+  }
+  Producer p;
+  BOOST_CHECK_EXCEPTION(static_cast<void>(zt::asarray(zt::ArrowData{p.primitive(values), p.schema("i")},
+                                                      {.dtype = zt::float32, .copy = false})),
+                        zt::ValueError, with_message<zt::ValueError>("can't alias"));
+  BOOST_TEST(p.array_releases == 1);
+  BOOST_TEST(p.schema_releases == 1);
+}
+
+BOOST_AUTO_TEST_CASE(device_arrays_give_tensors_on_their_device) {
+  const std::vector<float> values = iota_floats(4);
+  const std::array<std::pair<ar::DeviceType, zt::Device>, 4> devices = {{
+      {ar::device_cpu, zt::cpu},
+      {ar::device_cuda, zt::cuda(1)},
+      {ar::device_cuda_host, zt::Device{zt::DeviceKind::CUDAHost, 1}},
+      {ar::device_cuda_managed, zt::Device{zt::DeviceKind::CUDAManaged, 1}},
+  }};
+  for (auto [type, device] : devices) {
+    Producer p;
+    ar::DeviceArray d{*p.primitive(values), type == ar::device_cpu ? 0 : 1, type, nullptr, {}};
+    {
+      zt::AnyTensor t = zt::from_arrow(&d, p.schema("f"));
+      BOOST_TEST(t.device() == device);
+      BOOST_TEST(t.data_ptr() == values.data());
+      BOOST_TEST(d.array.release == nullptr);
+    }
+    BOOST_TEST(p.array_releases == 1);
+  }
+  Producer p;
+  ar::DeviceArray d{*p.primitive(values), 0, 4, nullptr, {}};  // OpenCL
+  BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(&d, p.schema("f"))), zt::DeviceError,
+                        with_message<zt::DeviceError>("unsupported Arrow device type 4"));
+  BOOST_TEST(p.array_releases == 1);
+  // The validity bitmap of CUDA memory cannot be read by the host.
+  const std::uint8_t validity = 0xff;
+  Producer q;
+  ar::DeviceArray nulls{*q.array(4, {&validity, values.data()}, {}, 0, -1), 0, ar::device_cuda, nullptr, {}};
+  BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(&nulls, q.schema("f"))), zt::DeviceError,
+                        with_message<zt::DeviceError>("may hold nulls (null_count -1)"));
+#if !ZT_CUDA
+  Producer r;
+  int event = 0;
+  ar::DeviceArray synced{*r.primitive(values), 0, ar::device_cuda, &event, {}};
+  BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(&synced, r.schema("f"))), zt::DeviceError,
+                        with_message<zt::DeviceError>("needs the CUDA build"));
+  BOOST_TEST(r.array_releases == 1);
+#endif
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(arrow_record_batch)
+
+BOOST_AUTO_TEST_CASE(columns_are_views_sharing_one_owner) {
+  Producer p;
+  const std::vector<float> x = {1, 2, 3, 4};
+  const std::vector<float> y = {5, 6, 7, 8};
+  ar::Array* batch = p.array(3, {nullptr}, {p.primitive(x), p.primitive(y)}, 1);
+  ar::Schema* schema = p.schema("+s", {p.schema("f", {}, {}, "x"), p.schema("f", {}, {}, "y")});
+  {
+    zt::RecordBatchTensors columns = zt::from_arrow_record_batch(batch, schema);
+    BOOST_TEST(p.schema_releases == 1);
+    BOOST_TEST(columns.names == (std::vector<std::string>{"x", "y"}), boost::test_tools::per_element());
+    BOOST_TEST(columns.at("y").data_ptr() == y.data() + 1);
+    BOOST_TEST(columns.at("x").shape() == (zt::DynamicExtents{3}));
+    BOOST_CHECK_EXCEPTION(static_cast<void>(columns.at("z")), zt::ValueError,
+                          with_message<zt::ValueError>("no column \"z\"; the columns are \"x\", \"y\""));
+    zt::AnyTensor stacked = columns.stack();
+    BOOST_TEST(stacked.shape() == (zt::DynamicExtents{3, 2}));
+    BOOST_TEST((stacked.as<const float, 2>()(2, 1)) == 8.0f);
+    zt::AnyTensor kept = columns.columns[1];
+    columns = {};
+    BOOST_TEST(p.array_releases == 0);
+  }
+  BOOST_TEST(p.array_releases == 1);
+}
+
+BOOST_AUTO_TEST_CASE(duplicate_names_and_mixed_stacks_are_refused) {
+  const std::vector<float> x = {1, 2};
+  const std::vector<std::int32_t> n = {1, 2};
+  {
+    Producer p;
+    ar::Array* batch = p.array(2, {nullptr}, {p.primitive(x), p.primitive(x)});
+    ar::Schema* schema = p.schema("+s", {p.schema("f", {}, {}, "a"), p.schema("f", {}, {}, "a")});
+    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow_record_batch(batch, schema)), zt::ValueError,
+                          with_message<zt::ValueError>("column name \"a\" appears twice"));
+    BOOST_TEST(p.array_releases == 1);
+  }
+  Producer p;
+  ar::Array* batch = p.array(2, {nullptr}, {p.primitive(x), p.primitive(n)});
+  ar::Schema* schema = p.schema("+s", {p.schema("f", {}, {}, "a"), p.schema("i", {}, {}, "b")});
+  zt::RecordBatchTensors columns = zt::from_arrow_record_batch(batch, schema);
+  BOOST_TEST(columns.at("b").dtype() == zt::int32);
+  BOOST_CHECK_EXCEPTION(static_cast<void>(columns.stack()), zt::TypeError,
+                        with_message<zt::TypeError>("column \"b\" is int32"));
+}
+
+BOOST_AUTO_TEST_CASE(a_null_row_is_null_in_every_column) {
+  Producer p;
+  const std::vector<double> x = {1, 2, 3};
+  const std::uint8_t rows = 0b101;
+  ar::Array* batch = p.array(3, {&rows}, {p.primitive(x)}, 0, 1);
+  ar::Schema* schema = p.schema("+s", {p.schema("g", {}, {}, "x")});
+  zt::RecordBatchTensors columns = zt::from_arrow_record_batch(batch, schema, {.fill_nulls = -1.0});
+  auto typed = columns.at("x").as<const double, 1>();
+  BOOST_TEST(typed(0) == 1.0);
+  BOOST_TEST(typed(1) == -1.0);
+  BOOST_TEST(typed(2) == 3.0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(arrow_export)
+
+/// A float tensor 0, 1, 2, ... whose memory counts its destruction.
+struct Owned {
+  std::shared_ptr<int> destroyed = std::make_shared<int>(0);
+  zt::AnyTensor tensor;
+  explicit Owned(const std::vector<zt::index_t>& shape) : tensor(make(shape, destroyed)) {}
+
+  static zt::AnyTensor make(const std::vector<zt::index_t>& shape, const std::shared_ptr<int>& destroyed) {
+    const auto count = std::size_t(zt::checked_numel(shape, sizeof(float)));
+    std::shared_ptr<std::vector<float>> memory(new std::vector<float>(iota_floats(count)),
+                                               [destroyed](std::vector<float>* v) {
+                                                 ++*destroyed;
+                                                 delete v;
+                                               });
+    const zt::DynamicExtents extents{std::span<const zt::index_t>(shape)};
+    return zt::AnyTensor(memory->data(), extents, zt::detail::contiguous_strides(extents), memory);
+  }
+};
+
+BOOST_AUTO_TEST_CASE(one_dimension_is_a_primitive_array_keeping_the_owner) {
+  Owned owned({5});
+  ar::Array array{};
+  ar::Schema schema{};
+  zt::to_arrow(owned.tensor, &array, &schema);
+  BOOST_TEST(std::string(schema.format) == "f");
+  BOOST_TEST(schema.metadata == nullptr);
+  BOOST_TEST(array.length == 5);
+  BOOST_TEST(array.null_count == 0);
+  BOOST_TEST(array.n_buffers == 2);
+  BOOST_TEST(array.buffers[0] == nullptr);
+  BOOST_TEST(array.buffers[1] == owned.tensor.data_ptr());
+  owned.tensor = zt::asarray(0);
+  BOOST_TEST(*owned.destroyed == 0);  // the export keeps it alive
+  // Round trip: from_arrow shares the same memory.
+  const void* address = array.buffers[1];
+  zt::AnyTensor back = zt::from_arrow(&array, &schema);
+  BOOST_TEST(back.data_ptr() == address);
+  BOOST_TEST(schema.release == nullptr);
+  back = zt::asarray(0);
+  BOOST_TEST(*owned.destroyed == 1);
+}
+
+BOOST_AUTO_TEST_CASE(n_dimensions_are_a_fixed_shape_tensor_or_nested_lists) {
+  Owned owned({2, 3, 4});
+  ar::Array array{};
+  ar::Schema schema{};
+  zt::to_arrow(owned.tensor, &array, &schema);
+  BOOST_TEST(std::string(schema.format) == "+w:12");
+  BOOST_TEST(std::string(schema.children[0]->format) == "f");
+  BOOST_TEST(std::string(schema.metadata + 4 + 4 + 20 + 4, 24) == "arrow.fixed_shape_tensor");
+  BOOST_TEST(array.length == 2);
+  BOOST_TEST(array.children[0]->length == 24);
+  zt::AnyTensor back = zt::from_arrow(&array, &schema);
+  BOOST_TEST(back.shape() == (zt::DynamicExtents{2, 3, 4}));
+  BOOST_TEST(back.data_ptr() == owned.tensor.data_ptr());
+
+  zt::to_arrow(owned.tensor, &array, &schema, {.tensor_type = zt::ArrowTensorType::fixed_size_list});
+  BOOST_TEST(std::string(schema.format) == "+w:3");
+  BOOST_TEST(schema.metadata == nullptr);
+  BOOST_TEST(std::string(schema.children[0]->format) == "+w:4");
+  BOOST_TEST(std::string(schema.children[0]->name) == "item");
+  back = zt::from_arrow(&array, &schema);
+  BOOST_TEST(back.shape() == (zt::DynamicExtents{2, 3, 4}));
+}
+
+BOOST_AUTO_TEST_CASE(a_child_moved_out_outlives_its_parent) {
+  Owned owned({2, 3});
+  ar::Array array{};
+  ar::Schema schema{};
+  zt::to_arrow(owned.tensor, &array, &schema);
+  ar::Array child = *array.children[0];  // the interface's move
+  array.children[0]->release = nullptr;
+  array.release(&array);
+  schema.release(&schema);
+  owned.tensor = zt::asarray(0);
+  BOOST_TEST(*owned.destroyed == 0);
+  BOOST_TEST(static_cast<const float*>(child.buffers[1])[5] == 5.0f);
+  child.release(&child);
+  BOOST_TEST(*owned.destroyed == 1);
+}
+
+BOOST_AUTO_TEST_CASE(refusals_and_the_copy_option) {
+  ar::Array array{};
+  ar::Schema schema{};
+  BOOST_CHECK_EXCEPTION(zt::to_arrow(zt::asarray(1.0), &array, &schema), zt::ValueError,
+                        with_message<zt::ValueError>("a 0-dim tensor"));
+  BOOST_CHECK_EXCEPTION(zt::to_arrow(zt::asarray({true, false}), &array, &schema), zt::TypeError,
+                        with_message<zt::TypeError>("bool has no Arrow type"));
+  BOOST_TEST(array.release == nullptr);  // nothing written
+  Owned owned({3, 2});
+  const float* data = static_cast<const float*>(owned.tensor.data_ptr());
+  zt::AnyTensor transposed(data, std::array<zt::index_t, 2>{2, 3}, std::array<zt::index_t, 2>{1, 2});
+  BOOST_CHECK_EXCEPTION(zt::to_arrow(transposed, &array, &schema), zt::ValueError,
+                        with_message<zt::ValueError>("is not contiguous"));
+  zt::to_arrow(transposed, &array, &schema, {.copy = true});
+  zt::AnyTensor back = zt::from_arrow(&array, &schema);
+  BOOST_TEST((back.as<const float, 2>()(1, 2)) == 5.0f);
+  BOOST_TEST(back.data_ptr() != owned.tensor.data_ptr());
+  zt::AnyTensor device(const_cast<float*>(data), std::array<zt::index_t, 1>{6}, std::array<zt::index_t, 1>{1}, {},
+                       zt::cuda(0));
+  BOOST_CHECK_EXCEPTION(zt::to_arrow(device, &array, &schema), zt::DeviceError,
+                        with_message<zt::DeviceError>("export an ArrowDeviceArray"));
+  ar::DeviceArray exported{};
+  zt::to_arrow(device, &exported, &schema);
+  BOOST_TEST(exported.device_type == ar::device_cuda);
+  BOOST_TEST(exported.array.buffers[1] == data);
+  zt::AnyTensor imported = zt::from_arrow(&exported, &schema);
+  BOOST_TEST(imported.device() == zt::cuda(0));
+}
+
+BOOST_AUTO_TEST_CASE(record_batch_round_trip) {
+  Owned a({4});
+  Owned b({4, 2});
+  zt::RecordBatchTensors batch{{"a", "b"}, {a.tensor, b.tensor}};
+  ar::Array array{};
+  ar::Schema schema{};
+  zt::to_arrow_record_batch(batch, &array, &schema);
+  BOOST_TEST(std::string(schema.format) == "+s");
+  BOOST_TEST(std::string(schema.children[1]->name) == "b");
+  zt::RecordBatchTensors back = zt::from_arrow_record_batch(&array, &schema);
+  BOOST_TEST(back.at("a").data_ptr() == a.tensor.data_ptr());
+  BOOST_TEST(back.at("b").shape() == (zt::DynamicExtents{4, 2}));
+  batch.columns[1] = zt::asarray(std::vector<float>(3));
+  BOOST_CHECK_EXCEPTION(zt::to_arrow_record_batch(batch, &array, &schema), zt::ValueError,
+                        with_message<zt::ValueError>("column \"b\" has 3 rows, column \"a\" has 4"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
