@@ -535,9 +535,11 @@ Geometry geometry(const Type& type, std::int64_t rows) {
   g.physical[0] = rows;
   std::copy_n(type.shape.begin(), type.dims, g.physical.begin() + 1);
   // Checked: with no rows the element count does not bound the other extents.
+  static_cast<void>(
+      checked_numel(std::span<const index_t>(g.physical.data(), g.rank), itemsize(type.dtype), "from_arrow"));
   std::array<index_t, max_rank> physical_strides;
   std::copy_n(g.physical.begin(), g.rank, physical_strides.begin());
-  static_cast<void>(detail::contiguous_strides(std::span<index_t>(physical_strides.data(), g.rank), "from_arrow"));
+  static_cast<void>(detail::contiguous_strides(std::span<index_t>(physical_strides.data(), g.rank)));
   g.shape[0] = rows;
   g.strides[0] = physical_strides[0];
   for (std::size_t d = 0; d < type.dims; ++d) {
