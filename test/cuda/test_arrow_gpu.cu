@@ -17,26 +17,10 @@
 #include "zerotensor/frombuffer.hpp"
 #include "zerotensor/from_arrow.hpp"
 #include "zerotensor/to_arrow.hpp"
+#include "../message_check.hpp"
+#include "require_gpu.hpp"
 
 namespace {
-
-struct RequireGpu {
-  RequireGpu() {
-    int count = 0;
-    const cudaError_t error = cudaGetDeviceCount(&count);
-    if (error == cudaSuccess && count > 0) return;
-    std::printf("SKIPPED: these tests need a GPU; cudaGetDeviceCount gave %s (%s) and %d devices\n",
-                cudaGetErrorName(error), cudaGetErrorString(error), count);
-    std::fflush(stdout);
-    std::_Exit(77);  // CTest's SKIP_RETURN_CODE for this program
-  }
-};
-
-bool message_has(const std::exception& e, const std::string& text) {
-  const bool found = std::string(e.what()).find(text) != std::string::npos;
-  if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
-  return found;
-}
 
 /// A (3, 4) float32 tensor 0..11 in CUDA memory it owns.
 zt::AnyTensor device_matrix() {

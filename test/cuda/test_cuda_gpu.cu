@@ -16,26 +16,10 @@
 #include "zerotensor/from_dlpack.hpp"
 #include "zerotensor/frombuffer.hpp"
 #include "zerotensor/to_dlpack.hpp"
+#include "../message_check.hpp"
+#include "require_gpu.hpp"
 
 namespace {
-
-struct RequireGpu {
-  RequireGpu() {
-    int count = 0;
-    const cudaError_t error = cudaGetDeviceCount(&count);
-    if (error == cudaSuccess && count > 0) return;
-    std::printf("SKIPPED: these tests need a GPU; cudaGetDeviceCount gave %s (%s) and %d devices\n",
-                cudaGetErrorName(error), cudaGetErrorString(error), count);
-    std::fflush(stdout);
-    std::_Exit(77);  // CTest's SKIP_RETURN_CODE for this program
-  }
-};
-
-bool message_has(const std::exception& e, const std::string& text) {
-  const bool found = std::string(e.what()).find(text) != std::string::npos;
-  if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
-  return found;
-}
 
 std::vector<float> iota_values(std::size_t count) {
   std::vector<float> values(count);
