@@ -33,13 +33,13 @@ MapAccess access_for(const FromFileOptions& options) {
 
 }  // namespace
 
-AnyTensor from_file(const std::filesystem::path& path, FromFileOptions options) {
+AnyTensor from_file(PathRef path, FromFileOptions options) {
   if (options.device != cpu)
     throw DeviceError(detail::concat("from_file: only CPU tensors can be mapped to files; got device ", options.device));
   const DType dtype = options.dtype.value_or(default_dtype());
   if (options.size < 0)
     throw ValueError(detail::concat("from_file: size must be non-negative; got ", options.size, " for file <",
-                                    path.native(), ">"));
+                                    path.c_str(), ">"));
   index_t length = 0;
   if (detail::mul_overflows(options.size, static_cast<index_t>(itemsize(dtype)), length))
     throw ValueError(detail::concat("from_file: size ", options.size, " of ", dtype, " (", itemsize(dtype),
