@@ -114,20 +114,24 @@ namespace detail {
 /// Calls `f(offset)` with the element offset of each distinct element of a non-empty view,
 /// in C order, the first `limit` only: a dimension of stride 0 (a broadcast) is visited at
 /// index 0 only, so a view of 2^60 broadcast elements costs one read while every address
-/// it can reach is still read.
+/// it can reach is still read. The offset is stepped, not recomputed, so each element
+/// costs the same whatever the rank.
 template <class F>
 void for_each_distinct_offset(std::span<const index_t> shape, std::span<const index_t> strides, index_t limit,
                               F&& f) {
   const std::size_t rank = shape.size();
   std::vector<index_t> index(rank, 0);
+  index_t offset = 0;
   for (index_t visited = 0; visited < limit; ++visited) {
-    index_t offset = 0;
-    for (std::size_t d = 0; d < rank; ++d) offset += index[d] * strides[d];
     f(offset);
     std::size_t d = rank;
     for (; d > 0; --d) {
       const index_t steps = strides[d - 1] == 0 ? 1 : shape[d - 1];
-      if (++index[d - 1] < steps) break;
+      if (++index[d - 1] < steps) {
+        offset += strides[d - 1];
+        break;
+      }
+      offset -= (steps - 1) * strides[d - 1];
       index[d - 1] = 0;
     }
     if (d == 0) return;  // every index wrapped: the last element was visited
