@@ -37,6 +37,9 @@ inline bool mul_add(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t
   return !overflow;
 }
 
+/// Up to this value, value * 10 + 9 fits int64: decimal digits need no check until then.
+constexpr std::int64_t unchecked_decimal = (INT64_MAX - 9) / 10;
+
 /// Equality with a literal: the length first, then a compare of known size that the compiler
 /// inlines (std::string_view's == is a three-way compare through memcmp).
 template <std::size_t N>
@@ -88,16 +91,22 @@ std::string refusal(std::string_view format) {
                                  "arrow.fixed_shape_tensor"));
 }
 
-[[noreturn, gnu::cold, gnu::noinline]] void throw_schema(const std::string& what) {
-  throw ValueError("from_arrow: malformed ArrowSchema: " + what);
+// The errors take the parts of their message and build it out of line: a message built at
+// the call would put its stream's setup into the import's hot path.
+
+template <class... Parts>
+[[noreturn, gnu::cold, gnu::noinline]] void throw_schema(const Parts&... what) {
+  throw ValueError(detail::concat("from_arrow: malformed ArrowSchema: ", what...));
 }
 
-[[noreturn, gnu::cold, gnu::noinline]] void throw_array(const std::string& what) {
-  throw ValueError("from_arrow: malformed ArrowArray: " + what);
+template <class... Parts>
+[[noreturn, gnu::cold, gnu::noinline]] void throw_array(const Parts&... what) {
+  throw ValueError(detail::concat("from_arrow: malformed ArrowArray: ", what...));
 }
 
-[[noreturn, gnu::cold, gnu::noinline]] void throw_extension(std::string_view json, const std::string& what) {
-  throw ValueError(detail::concat("from_arrow: arrow.fixed_shape_tensor metadata ", json, ": ", what));
+template <class... Parts>
+[[noreturn, gnu::cold, gnu::noinline]] void throw_extension(std::string_view json, const Parts&... what) {
+  throw ValueError(detail::concat("from_arrow: arrow.fixed_shape_tensor metadata ", json, ": ", what...));
 }
 
 /// The two extension entries of a schema's metadata (empty when absent).
@@ -107,7 +116,7 @@ struct Extension {
 };
 
 [[noreturn, gnu::cold, gnu::noinline]] void throw_metadata_length(const char* what, std::int32_t value) {
-  throw_schema(detail::concat("metadata ", what, " is ", value));
+  throw_schema("metadata ", what, " is ", value);
 }
 
 /// Reads the binary key/value list: int32 count, then int32 length + bytes per key and value.
@@ -172,12 +181,13 @@ struct JsonCursor {
   const char* end;
 };
 
-[[noreturn, gnu::cold, gnu::noinline]] void json_fail(const JsonCursor& json, const std::string& what) {
-  throw_extension(std::string_view(json.begin, std::size_t(json.end - json.begin)), what);
+template <class... Parts>
+[[noreturn, gnu::cold, gnu::noinline]] void json_fail(const JsonCursor& json, const Parts&... what) {
+  throw_extension(std::string_view(json.begin, std::size_t(json.end - json.begin)), what...);
 }
 
 [[noreturn, gnu::cold, gnu::noinline]] void json_expected(const JsonCursor& json, char c, const char* at) {
-  json_fail(json, detail::concat("expected '", c, "' at byte ", at - json.begin));
+  json_fail(json, "expected '", c, "' at byte ", at - json.begin);
 }
 
 /// Past the whitespace at `p`. Out of line: Arrow's writers emit none. Positions go in and
@@ -217,7 +227,7 @@ inline bool next_item(const JsonCursor& json, const char*& p, char close) {
   const std::ptrdiff_t at = p - json.begin, left = json.end - p;
   const auto byte = [&](std::ptrdiff_t i) { return i < left ? static_cast<unsigned char>(p[i]) : 0u; };
   const unsigned lead = byte(0);
-  if (lead < 0x20) json_fail(json, detail::concat("control character in a string at byte ", at));
+  if (lead < 0x20) json_fail(json, "control character in a string at byte ", at);
   if (lead == '\\') {
     const unsigned escaped = byte(1);
     if (escaped != 0 && std::string_view("\"\\/bfnrt").find(char(escaped)) != std::string_view::npos) return p + 2;
@@ -227,7 +237,7 @@ inline bool next_item(const JsonCursor& json, const char*& p, char close) {
       hex = hex && ((digit >= '0' && digit <= '9') || (letter >= 'a' && letter <= 'f'));
     }
     if (hex) return p + 6;
-    json_fail(json, detail::concat("invalid escape sequence in a string at byte ", at));
+    json_fail(json, "invalid escape sequence in a string at byte ", at);
   }
   std::ptrdiff_t length = 0;
   unsigned low = 0x80, high = 0xBF;  // the second byte's range
@@ -236,7 +246,7 @@ inline bool next_item(const JsonCursor& json, const char*& p, char close) {
   if (lead >= 0xF0 && lead <= 0xF4) length = 4, low = lead == 0xF0 ? 0x90 : low, high = lead == 0xF4 ? 0x8F : high;
   bool valid = length > 0 && byte(1) >= low && byte(1) <= high;
   for (std::ptrdiff_t i = 2; i < length; ++i) valid = valid && byte(i) >= 0x80 && byte(i) <= 0xBF;
-  if (!valid) json_fail(json, detail::concat("invalid UTF-8 in a string at byte ", at));
+  if (!valid) json_fail(json, "invalid UTF-8 in a string at byte ", at);
   return p + length;
 }
 
@@ -265,21 +275,19 @@ inline bool json_digits(const char*& p, const char* end) {
 
 /// An integer ≥ 0 in an array called `what`, overflow-checked.
 inline std::int64_t json_index(const JsonCursor& json, const char*& p, const char* what) {
-  // Up to this value, value * 10 + 9 fits int64 unchecked.
-  constexpr std::int64_t unchecked = (INT64_MAX - 9) / 10;
   const char* start = p;
   std::int64_t value = 0;
   for (; p < json.end; ++p) {
     const auto digit = static_cast<unsigned char>(*p - '0');
     if (digit > 9) break;
-    if (value <= unchecked) [[likely]]
+    if (value <= unchecked_decimal) [[likely]]
       value = value * 10 + digit;
     else if (!mul_add(value, 10, digit, value))
-      json_fail(json, detail::concat("a number in \"", what, "\" overflows int64"));
+      json_fail(json, "a number in \"", what, "\" overflows int64");
   }
   if (p == start || (*start == '0' && p - start > 1))
-    json_fail(json, detail::concat("\"", what, "\" must hold integers ≥ 0 without leading zeros (byte ",
-                                   start - json.begin, ")"));
+    json_fail(json, "\"", what, "\" must hold integers ≥ 0 without leading zeros (byte ",
+                                   start - json.begin, ")");
   return value;
 }
 
@@ -293,7 +301,7 @@ inline std::size_t json_indices(const JsonCursor& json, const char*& p, std::int
     return count;
   }
   do {
-    if (count == limit) json_fail(json, detail::concat("\"", what, "\" has more than ", limit, " dimensions"));
+    if (count == limit) json_fail(json, "\"", what, "\" has more than ", limit, " dimensions");
     peek(json, p);
     out[count++] = json_index(json, p, what);
   } while (!next_item(json, p, ']'));
@@ -322,7 +330,7 @@ void json_scalar(const JsonCursor& json, const char*& p) {
   };
   fraction(".", "");
   fraction("eE", "+-");
-  if (!valid) json_fail(json, detail::concat("malformed value at byte ", start - json.begin));
+  if (!valid) json_fail(json, "malformed value at byte ", start - json.begin);
 }
 
 /// Past any JSON value under a key zerotensor does not read, checked as strictly (out of
@@ -404,7 +412,7 @@ inline std::size_t json_key(const JsonCursor& json, const char*& p) {
       const std::size_t key = json_key(json, p);
       expect(json, p, ':');
       if ((key == 0 && out.has_shape) || (key == 1 && out.has_permutation) || (key == 2 && out.has_names))
-        json_fail(json, detail::concat("\"", tensor_keys[key], "\" appears twice"));
+        json_fail(json, "\"", tensor_keys[key], "\" appears twice");
       if (key == 0) {
         out.rank = json_indices(json, p, shape, limit, "shape");
         out.has_shape = true;
@@ -428,19 +436,19 @@ inline std::size_t json_key(const JsonCursor& json, const char*& p) {
     } while (!next_item(json, p, '}'));
   }
   if (p != json.end) p = skip_space(json, p);
-  if (p != json.end) json_fail(json, detail::concat("unexpected text at byte ", p - json.begin));
+  if (p != json.end) json_fail(json, "unexpected text at byte ", p - json.begin);
 }
 
 /// Integers ≥ 0 up to the closing ']' (read past it), compact: at most `limit`, 1 to 18 digits
-/// each (so no overflow), no leading zero, no whitespace. False on anything else.
-inline bool compact_indices(const JsonCursor& json, const char*& p, std::int64_t* out, std::size_t limit,
-                            std::size_t& count) {
+/// each (so no overflow), no leading zero, no whitespace. False on anything else. The text
+/// ends in '}' (read_compact checked), which stops every scan before its end.
+inline bool compact_indices(const char*& p, std::int64_t* out, std::size_t limit, std::size_t& count) {
   for (count = 0; count < limit; ++count) {
     const char* start = p;
     std::uint64_t value = 0;  // unsigned: a 19th digit may wrap before it is refused
-    for (; p < json.end && static_cast<unsigned char>(*p - '0') < 10; ++p) value = value * 10 + unsigned(*p - '0');
-    const std::ptrdiff_t digits = p - start;
-    if (digits == 0 || digits > 18 || (digits > 1 && *start == '0') || p == json.end) return false;
+    for (; static_cast<unsigned char>(*p - '0') < 10; ++p) value = value * 10 + unsigned(*p - '0');
+    const auto digits = std::size_t(p - start);
+    if (digits - 1 > 17 || (digits > 1 && *start == '0')) return false;
     out[count] = std::int64_t(value);
     const char separator = *p++;
     if (separator == ']') {
@@ -458,16 +466,16 @@ inline bool compact_indices(const JsonCursor& json, const char*& p, std::int64_t
 /// start (it accepts every text this does, the same way, and reports every error).
 inline bool read_compact(const JsonCursor& json, std::int64_t* shape, std::size_t limit, TensorParameters& out) {
   const char* p = json.begin;
-  if (!literal_at(json, p, "{\"shape\":[")) return false;
+  if (!literal_at(json, p, "{\"shape\":[") || json.end[-1] != '}') return false;
   p += 10;
-  if (!compact_indices(json, p, shape, limit, out.rank)) return false;
+  if (!compact_indices(p, shape, limit, out.rank)) return false;
   if (literal_at(json, p, ",\"permutation\":[")) {
     p += 16;
-    if (!compact_indices(json, p, out.permutation.data(), limit, out.permutation_rank)) return false;
+    if (!compact_indices(p, out.permutation.data(), limit, out.permutation_rank)) return false;
     out.has_permutation = true;
   }
   out.has_shape = true;
-  return json.end - p == 1 && *p == '}';
+  return json.end - p == 1;
 }
 
 /// Reads the extension's JSON parameters and adds its dimensions to `type` in place: the
@@ -487,16 +495,16 @@ inline bool read_compact(const JsonCursor& json, std::int64_t* shape, std::size_
   const std::size_t rank = read.rank;
   if (!read.has_shape) json_fail(json, "has no \"shape\"");
   if (read.has_names && read.names != rank)
-    json_fail(json, detail::concat("\"dim_names\" has ", read.names, " names for ", rank, " dimensions"));
+    json_fail(json, "\"dim_names\" has ", read.names, " names for ", rank, " dimensions");
   if (read.has_permutation) {
     if (read.permutation_rank != rank)
-      json_fail(json, detail::concat("\"permutation\" has ", read.permutation_rank, " entries for ", rank,
-                                     " dimensions"));
+      json_fail(json, "\"permutation\" has ", read.permutation_rank, " entries for ", rank,
+                                     " dimensions");
     std::array<bool, max_rank> seen{};
     for (std::size_t i = 0; i < rank; ++i) {
       const std::int64_t d = read.permutation[i];
       if (d >= std::int64_t(rank) || seen[std::size_t(d)])
-        json_fail(json, detail::concat("\"permutation\" is not a permutation of 0…", rank - 1));
+        json_fail(json, "\"permutation\" is not a permutation of 0…", rank - 1);
       seen[std::size_t(d)] = true;
     }
   }
@@ -504,10 +512,13 @@ inline bool read_compact(const JsonCursor& json, std::int64_t* shape, std::size_
   for (std::size_t i = 0; i < rank; ++i) {
     if (!mul_add(product, shape[i], 0, product)) json_fail(json, "the shape's product overflows int64");
     type.strides[base + i] = shape[i];
-    type.permutation[base + i] = std::uint8_t(base + (read.has_permutation ? std::size_t(read.permutation[i]) : i));
+    type.permutation[base + i] = std::uint8_t(base + i);
+  }
+  if (read.has_permutation) {
+    for (std::size_t i = 0; i < rank; ++i) type.permutation[base + i] = std::uint8_t(base + read.permutation[i]);
   }
   if (product != list_size)
-    json_fail(json, detail::concat("the shape has ", product, " elements but the storage list size is ", list_size));
+    json_fail(json, "the shape has ", product, " elements but the storage list size is ", list_size);
   type.permuted |= read.has_permutation;
   type.rank += rank;
 }
@@ -520,19 +531,23 @@ std::int64_t fixed_list_size(const char* format, std::size_t level) {
   if (format[0] != '+' || format[1] != 'w' || format[2] != ':') return -1;
   std::int64_t size = 0;
   const char* c = format + 3;
-  for (; *c != '\0'; ++c) {
-    if (*c < '0' || *c > '9' || !mul_add(size, 10, *c - '0', size)) break;
+  for (; static_cast<unsigned char>(*c - '0') < 10; ++c) {
+    const int digit = *c - '0';
+    if (size <= unchecked_decimal) [[likely]]
+      size = size * 10 + digit;
+    else if (!mul_add(size, 10, digit, size))
+      break;
   }
   if (c == format + 3 || *c != '\0')
-    throw_schema(detail::concat("format \"", format, "\" at nesting level ", level,
-                                " does not end in a list size that fits int64"));
+    throw_schema("format \"", format, "\" at nesting level ", level,
+                                " does not end in a list size that fits int64");
   return size;
 }
 
 /// Why a schema level was refused before its format was read (out of line).
 [[noreturn, gnu::cold, gnu::noinline]] void throw_schema_level(const arrow::Schema& schema, std::size_t level) {
-  if (schema.release == nullptr) throw_schema(detail::concat("the schema at nesting level ", level, " is released"));
-  if (schema.format == nullptr) throw_schema(detail::concat("format is NULL at nesting level ", level));
+  if (schema.release == nullptr) throw_schema("the schema at nesting level ", level, " is released");
+  if (schema.format == nullptr) throw_schema("format is NULL at nesting level ", level);
   throw TypeError(detail::concat("from_arrow: the array at nesting level ", level, " is dictionary-encoded (indices \"",
                                  schema.format, "\"); decode it in Arrow first (pyarrow: array.dictionary_decode())"));
 }
@@ -541,7 +556,7 @@ Type parse_type(const arrow::Schema& root) {
   Type type;
   const arrow::Schema* schema = &root;
   for (std::size_t level = 0;; ++level) {
-    if ((schema->release == nullptr) | (schema->format == nullptr) | (schema->dictionary != nullptr)) [[unlikely]]
+    if (schema->release == nullptr || schema->format == nullptr || schema->dictionary != nullptr) [[unlikely]]
       throw_schema_level(*schema, level);
     const char* format = schema->format;
     const Extension extension = read_extension(schema->metadata);
@@ -549,23 +564,23 @@ Type parse_type(const arrow::Schema& root) {
     const std::int64_t size = fixed_list_size(format, level);
     if (size >= 0) {
       if (schema->n_children != 1 || schema->children == nullptr || schema->children[0] == nullptr)
-        throw_schema(detail::concat("fixed-size list \"", format, "\" has ", schema->n_children,
-                                    " children (or a NULL one); it needs exactly 1"));
-      if (type.lists == max_rank - 1) throw_schema(detail::concat("more than ", max_rank - 1, " nested lists"));
+        throw_schema("fixed-size list \"", format, "\" has ", schema->n_children,
+                                    " children (or a NULL one); it needs exactly 1");
+      if (type.lists == max_rank - 1) throw_schema("more than ", max_rank - 1, " nested lists");
       type.list_size[type.lists++] = size;
       if (tensor_extension) {
         add_tensor_extension(extension.metadata, size, type);
       } else {
         if (type.rank == max_rank)
-          throw_schema(detail::concat("the type has more than ", max_rank - 1, " tensor dimensions"));
+          throw_schema("the type has more than ", max_rank - 1, " tensor dimensions");
         type.add_dimension(size);
       }
       schema = schema->children[0];
       continue;
     }
     if (tensor_extension)
-      throw_schema(detail::concat("arrow.fixed_shape_tensor has storage \"", format,
-                                  "\"; the extension's storage is a fixed-size list"));
+      throw_schema("arrow.fixed_shape_tensor has storage \"", format,
+                                  "\"; the extension's storage is a fixed-size list");
     const bool one_character = format[0] != '\0' && format[1] == '\0';
     if (one_character && format[0] == 'b') {
       type.dtype = bool_;
@@ -576,7 +591,7 @@ Type parse_type(const arrow::Schema& root) {
       type.dtype = DType(found);
     }
     if (schema->n_children != 0)
-      throw_schema(detail::concat("primitive \"", format, "\" has ", schema->n_children, " children"));
+      throw_schema("primitive \"", format, "\" has ", schema->n_children, " children");
     return type;
   }
 }
@@ -628,63 +643,62 @@ struct Found {
                                                               std::int64_t start, std::int64_t count,
                                                               std::int64_t expected_buffers,
                                                               std::int64_t expected_children) {
-  if (array.release == nullptr) throw_array(detail::concat("the array at nesting level ", level, " is released"));
+  if (array.release == nullptr) throw_array("the array at nesting level ", level, " is released");
   if (array.length < 0 || array.offset < 0 || array.null_count < -1)
-    throw_array(detail::concat("length ", array.length, ", offset ", array.offset, ", null_count ", array.null_count,
-                               " at nesting level ", level));
+    throw_array("length ", array.length, ", offset ", array.offset, ", null_count ", array.null_count,
+                               " at nesting level ", level);
   if (array.n_buffers != expected_buffers || array.buffers == nullptr)
-    throw_array(detail::concat(array.n_buffers, " buffers (or NULL buffers) at nesting level ", level,
-                               " where the type has ", expected_buffers));
+    throw_array(array.n_buffers, " buffers (or NULL buffers) at nesting level ", level,
+                               " where the type has ", expected_buffers);
   if (array.n_children != expected_children ||
       (expected_children > 0 && (array.children == nullptr || array.children[0] == nullptr)))
-    throw_array(detail::concat(array.n_children, " children (or a NULL one) at nesting level ", level,
-                               " where the type has ", expected_children));
+    throw_array(array.n_children, " children (or a NULL one) at nesting level ", level,
+                               " where the type has ", expected_children);
   std::int64_t end = 0;
-  if (!mul_add(start, 1, count, end) || end > array.length)
-    throw_array(detail::concat("slots [", start, ", ", start + count, ") are used at nesting level ", level,
-                               " but its length is ", array.length));
-  throw_array(detail::concat("offset ", array.offset, " overflows at nesting level ", level));
+  if (detail::add_overflows(start, count, end))
+    throw_array(count, " slots from slot ", start, " overflow int64 at nesting level ", level);
+  if (end > array.length)
+    throw_array("slots [", start, ", ", end, ") are used at nesting level ", level,
+                               " but its length is ", array.length);
+  throw_array("offset ", array.offset, " overflows at nesting level ", level);
+}
+
+/// A level that may hold nulls: counts them among its used slots (out of line: rare).
+[[gnu::noinline]] void count_nulls(const arrow::Array& array, std::size_t level, const Device& device, Level& out,
+                                   Found& found) {
+  const auto* validity = static_cast<const std::byte*>(array.buffers[0]);
+  if (array.null_count > 0 && validity == nullptr)
+    throw_array("null_count ", array.null_count, " without a validity bitmap at nesting level ", level);
+  if (validity == nullptr || out.count == 0) return;
+  if (!device.is_host_accessible())
+    throw DeviceError(detail::concat("from_arrow: the array at nesting level ", level, " may hold nulls (null_count ",
+                                     array.null_count, ") and its validity bitmap is on ", device,
+                                     ", which the host cannot read"));
+  out.nulls = count_zero_bits(validity, out.first, out.count);
+  if (out.nulls > 0) out.validity = validity;
+  found.nulls += out.nulls;
 }
 
 struct Walk {
   const Type& type;
-  Device device;
+  const Device& device;
   Found& found;
 
-  /// Adds a level for `array`, whose used slots start `start` slots after its offset. The
-  /// checks are combined into one branch; throw_array_level names the one that failed.
+  /// Adds a level for `array`, whose used slots start `start` slots after its offset.
   Level& add_level(const arrow::Array& array, std::size_t level, std::int64_t start, std::int64_t count,
                    std::int64_t expected_buffers, std::int64_t expected_children) {
     std::int64_t end = 0, first = 0;
-    const bool malformed = (array.release == nullptr) | (array.length < 0) | (array.offset < 0) |
-                           (array.null_count < -1) | (array.n_buffers != expected_buffers) |
-                           (array.buffers == nullptr) | (array.n_children != expected_children) |
-                           ((expected_children > 0) & (array.children == nullptr)) |
-                           !mul_add(start, 1, count, end) | (end > array.length) |
-                           !mul_add(start, 1, array.offset, first);
-    if (malformed || (expected_children > 0 && array.children[0] == nullptr)) [[unlikely]]
+    if (array.release == nullptr || array.length < 0 || array.offset < 0 || array.null_count < -1 ||
+        array.n_buffers != expected_buffers || array.buffers == nullptr || array.n_children != expected_children ||
+        (expected_children > 0 && (array.children == nullptr || array.children[0] == nullptr)) ||
+        detail::add_overflows(start, count, end) || end > array.length ||
+        detail::add_overflows(start, array.offset, first)) [[unlikely]]
       throw_array_level(array, level, start, count, expected_buffers, expected_children);
     Level& out = found.levels[found.level_count++];
     out = {nullptr, first, count, 0};
     if (array.null_count != 0) [[unlikely]]
-      count_nulls(array, level, out);
+      count_nulls(array, level, device, out, found);
     return out;
-  }
-
-  /// A level that may hold nulls: counts them among its used slots (out of line: rare).
-  [[gnu::noinline]] void count_nulls(const arrow::Array& array, std::size_t level, Level& out) {
-    const auto* validity = static_cast<const std::byte*>(array.buffers[0]);
-    if (array.null_count > 0 && validity == nullptr)
-      throw_array(detail::concat("null_count ", array.null_count, " without a validity bitmap at nesting level ",
-                                 level));
-    if (validity == nullptr || out.count == 0) return;
-    if (!device.is_host_accessible())
-      throw DeviceError(detail::concat("from_arrow: the array at nesting level ", level, " may hold nulls (null_count ",
-                                       array.null_count, ") and its validity bitmap is on ", device,
-                                       ", which the host cannot read"));
-    out.nulls = count_zero_bits(validity, out.first, out.count);
-    if (out.nulls > 0) out.validity = validity;
-    found.nulls += out.nulls;
   }
 
   /// Walks from `array` (nesting level 0 of the type) down to the leaf.
@@ -694,7 +708,7 @@ struct Walk {
       const Level& list = add_level(*array, level, start, count, 1, 1);
       const std::int64_t size = type.list_size[level];
       if (!mul_add(list.first, size, 0, start) || !mul_add(count, size, 0, count))
-        throw_array(detail::concat("list slots overflow int64 at nesting level ", level + 1));
+        throw_array("list slots overflow int64 at nesting level ", level + 1);
       array = array->children[0];
     }
     const Level& leaf = add_level(*array, type.lists, start, count, 2, 0);
@@ -702,7 +716,7 @@ struct Walk {
     found.first = leaf.first;
     found.count = count;
     if (found.data == nullptr && count > 0)
-      throw_array(detail::concat("the data buffer is NULL for ", count, " elements"));
+      throw_array("the data buffer is NULL for ", count, " elements");
   }
 };
 
@@ -732,8 +746,14 @@ std::int64_t slot_elements(const Type& type, const Found& found, std::size_t i) 
   throw ValueError("from_arrow: nulls");  // unreachable: found.nulls > 0 names a level
 }
 
-[[noreturn, gnu::cold, gnu::noinline]] void throw_no_copy(const std::string& why) {
-  throw ValueError("from_arrow: copy = false, but " + why + " needs a copy");
+template <class... Parts>
+[[noreturn, gnu::cold, gnu::noinline]] void throw_no_copy(const Parts&... why) {
+  throw ValueError(detail::concat("from_arrow: copy = false, but ", why..., " needs a copy"));
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void throw_no_host_copy(DType dtype, Device device) {
+  throw DeviceError(detail::concat("from_arrow: the ", dtype, " array on ", device,
+                                   " needs a copy (bool, unaligned or nulls) that the host cannot make"));
 }
 
 // ---- building the tensor --------------------------------------------------------------------
@@ -807,7 +827,8 @@ class Geometry {
 
 /// The checks after the walk, then the view or the copy. `owner` releases the producer's
 /// array when the last view dies (at once when this copies or throws).
-AnyTensor build(Type& type, const Found& found, Device device, KeepAlive&& owner, const FromArrowOptions& options) {
+AnyTensor build(Type& type, const Found& found, const Device& device, KeepAlive&& owner,
+                const FromArrowOptions& options) {
   const Geometry g(type, found);
   // The walk checked count = rows * Π list sizes, Geometry the strides: here the byte size,
   // [start, start + count * itemsize), must lie inside the address space.
@@ -818,22 +839,20 @@ AnyTensor build(Type& type, const Found& found, Device device, KeepAlive&& owner
       (!mul_add(found.first, size, 0, skip) || !mul_add(found.count, size, 0, bytes) ||
        detail::add_overflows(reinterpret_cast<std::uintptr_t>(found.data), std::uintptr_t(skip), start) ||
        detail::add_overflows(start, std::uintptr_t(bytes), end)))
-    throw_array(detail::concat(found.count, " elements from offset ", found.first, " of data ",
-                               static_cast<const void*>(found.data), " pass the end of the address space"));
+    throw_array(found.count, " elements from offset ", found.first, " of data ",
+                               static_cast<const void*>(found.data), " pass the end of the address space");
   const bool misaligned = (start & (alignment(type.dtype) - 1)) != 0;
   if (found.nulls > 0 && !options.fill_nulls) throw_nulls(found, type);
   if (options.copy == false) {
     if (type.bit_packed) throw_no_copy("Arrow's bit-packed bool (one bit per element, a tensor has one byte)");
     if (misaligned)
-      throw_no_copy(detail::concat("the first element at ", reinterpret_cast<const void*>(start),
+      throw_no_copy("the first element at ", reinterpret_cast<const void*>(start),
                                    ", not aligned to ", alignment(type.dtype), " bytes (the alignment of ",
-                                   type.dtype, "),"));
-    if (found.nulls > 0) throw_no_copy(detail::concat("filling ", found.nulls, " nulls"));
+                                   type.dtype, "),");
+    if (found.nulls > 0) throw_no_copy("filling ", found.nulls, " nulls");
   }
   if (type.bit_packed || misaligned || found.nulls > 0) {
-    if (!device.is_host_accessible())
-      throw DeviceError(detail::concat("from_arrow: the ", type.dtype, " array on ", device,
-                                       " needs a copy (bool, unaligned or nulls) that the host cannot make"));
+    if (!device.is_host_accessible()) throw_no_host_copy(type.dtype, device);
     return copy_out(type, found, g, options);
   }
   auto* first = found.count > 0 ? reinterpret_cast<std::byte*>(start) : nullptr;
@@ -889,9 +908,11 @@ const arrow::Schema& schema_ref(const arrow::Schema* schema) {
 }
 
 // Flattened, as view_from_dlpack: the type, the walk, the checks and the view's construction
-// in one body (copies, nulls and the JSON parser stay out of line).
-[[gnu::flatten]] AnyTensor import_array(const arrow::Array& array, const arrow::Schema& schema, Device device, KeepAlive&& owner,
-                       const FromArrowOptions& options) {
+// in one body (copies, nulls and the JSON parser stay out of line). The device comes by
+// reference, from memory written long before: a Device held in registers across the calls
+// in between is spilled as two narrow stores and reloaded as one wide load, which stalls.
+[[gnu::flatten]] AnyTensor import_array(const arrow::Array& array, const arrow::Schema& schema, const Device& device,
+                                        KeepAlive&& owner, const FromArrowOptions& options) {
   Type type = parse_type(schema);
   Found found;
   Walk{type, device, found}.run(array, 0, array.length);
@@ -978,11 +999,11 @@ RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* s
                                    batch.format == nullptr ? "(NULL)" : batch.format,
                                    "\"; a record batch is a struct (\"+s\")"));
   if (batch.n_children < 0 || (batch.n_children > 0 && batch.children == nullptr))
-    throw_schema(detail::concat("the struct has ", batch.n_children, " children (or NULL children)"));
+    throw_schema("the struct has ", batch.n_children, " children (or NULL children)");
   RecordBatchTensors result;
   for (std::int64_t c = 0; c < batch.n_children; ++c) {
     const arrow::Schema* field = batch.children[c];
-    if (field == nullptr) throw_schema(detail::concat("the struct's child ", c, " is NULL"));
+    if (field == nullptr) throw_schema("the struct's child ", c, " is NULL");
     std::string name = field->name == nullptr ? std::string() : std::string(field->name);
     if (std::find(result.names.begin(), result.names.end(), name) != result.names.end())
       throw ValueError(detail::concat("from_arrow_record_batch: column name \"", name,
@@ -994,7 +1015,7 @@ RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* s
     // The struct's own slots (its validity: a null row is null in every column), then the
     // column, whose slot for row i is the struct's offset + i.
     walk.add_level(data, 0, 0, data.length, 1, batch.n_children);
-    if (data.children[c] == nullptr) throw_array(detail::concat("the struct's child ", c, " is NULL"));
+    if (data.children[c] == nullptr) throw_array("the struct's child ", c, " is NULL");
     walk.run(*data.children[c], data.offset, data.length);
     result.columns.push_back(build(type, found, cpu, KeepAlive(owner), options));
     result.names.push_back(std::move(name));
