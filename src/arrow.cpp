@@ -153,13 +153,14 @@ struct Type {
   bool permuted = false;     ///< some arrow.fixed_shape_tensor has a permutation
   std::size_t lists = 0;     ///< FixedSizeList levels above the leaf
   std::array<std::int64_t, max_rank> list_size;  // the first `lists` are set
-  /// The tensor's physical (row-major) shape: the row count in [0] (set once the array is
-  /// walked), then the dimensions the type adds; and for each logical dimension the physical
-  /// one it is (arrow.fixed_shape_tensor's permutation), set from [1].
+  /// The tensor's physical (row-major) extents: the row count in [0] (set once the array is
+  /// walked), then the dimensions the type adds.
   std::size_t rank = 1;
   std::array<index_t, max_rank> physical;
   /// The physical extents again, which Geometry turns into C-order strides in place.
   std::array<index_t, max_rank> strides;
+  /// From [1]: the physical dimension each logical one is (arrow.fixed_shape_tensor's
+  /// permutation; the identity otherwise).
   std::array<std::uint8_t, max_rank> permutation;
 
   [[nodiscard]] std::span<const index_t> physical_shape() const { return {physical.data(), rank}; }
@@ -230,7 +231,7 @@ inline bool next_item(const JsonCursor& json, const char*& p, char close) {
   if (lead < 0x20) json_fail(json, "control character in a string at byte ", at);
   if (lead == '\\') {
     const unsigned escaped = byte(1);
-    if (escaped != 0 && std::string_view("\"\\/bfnrt").find(char(escaped)) != std::string_view::npos) return p + 2;
+    if (std::string_view("\"\\/bfnrt").find(char(escaped)) != std::string_view::npos) return p + 2;
     bool hex = escaped == 'u';
     for (std::ptrdiff_t i = 2; i < 6; ++i) {
       const unsigned digit = byte(i), letter = digit | 0x20;  // ASCII lower case
@@ -241,9 +242,17 @@ inline bool next_item(const JsonCursor& json, const char*& p, char close) {
   }
   std::ptrdiff_t length = 0;
   unsigned low = 0x80, high = 0xBF;  // the second byte's range
-  if (lead >= 0xC2 && lead <= 0xDF) length = 2;
-  if (lead >= 0xE0 && lead <= 0xEF) length = 3, low = lead == 0xE0 ? 0xA0 : low, high = lead == 0xED ? 0x9F : high;
-  if (lead >= 0xF0 && lead <= 0xF4) length = 4, low = lead == 0xF0 ? 0x90 : low, high = lead == 0xF4 ? 0x8F : high;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;   // no overlong form
+    if (lead == 0xED) high = 0x9F;  // no surrogate
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;   // no overlong form
+    if (lead == 0xF4) high = 0x8F;  // nothing past U+10FFFF
+  }
   bool valid = length > 0 && byte(1) >= low && byte(1) <= high;
   for (std::ptrdiff_t i = 2; i < length; ++i) valid = valid && byte(i) >= 0x80 && byte(i) <= 0xBF;
   if (!valid) json_fail(json, "invalid UTF-8 in a string at byte ", at);
@@ -889,8 +898,9 @@ struct SchemaRelease {
   }
 };
 
+/// Always inlined: a call here, and the owner's return through memory, cost more than its body.
 template <class Struct>
-std::shared_ptr<Held<Struct>> take(Struct* array) {
+[[gnu::always_inline]] inline std::shared_ptr<Held<Struct>> take(Struct* array) {
   if (array == nullptr) throw ValueError("from_arrow: the ArrowArray pointer is NULL");
   if (Held<Struct>::release_of(*array) == nullptr)
     throw ValueError("from_arrow: the ArrowArray is released (its release callback is NULL)");
