@@ -454,10 +454,12 @@ inline std::size_t json_key(const JsonCursor& json, const char*& p) {
 inline bool compact_indices(const char*& p, std::int64_t* out, std::size_t limit, std::size_t& count) {
   for (count = 0; count < limit; ++count) {
     const char* start = p;
-    std::uint64_t value = 0;  // unsigned: a 19th digit may wrap before it is refused
-    for (; static_cast<unsigned char>(*p - '0') < 10; ++p) value = value * 10 + unsigned(*p - '0');
+    // Unsigned: a 19th digit may wrap before it is refused.
+    std::uint64_t value = static_cast<unsigned char>(*p - '0');
+    if (value > 9) return false;
+    for (++p; static_cast<unsigned char>(*p - '0') < 10; ++p) value = value * 10 + unsigned(*p - '0');
     const auto digits = std::size_t(p - start);
-    if (digits - 1 > 17 || (digits > 1 && *start == '0')) return false;
+    if (digits > 18 || (digits > 1 && *start == '0')) return false;
     out[count] = std::int64_t(value);
     const char separator = *p++;
     if (separator == ']') {
