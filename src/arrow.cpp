@@ -37,6 +37,16 @@ inline bool mul_add(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t
   return !overflow;
 }
 
+/// Up to this value, value * 10 + 9 fits int64: decimal digits need no check until then.
+constexpr std::int64_t unchecked_decimal = (INT64_MAX - 9) / 10;
+
+/// Equality with a literal: the length first, then a compare of known size that the compiler
+/// inlines (std::string_view's == is a three-way compare through memcmp).
+template <std::size_t N>
+bool equals(std::string_view text, const char (&literal)[N]) {
+  return text.size() == N - 1 && std::memcmp(text.data(), literal, N - 1) == 0;
+}
+
 // ---- the type: format strings, metadata, the fixed_shape_tensor extension ---------------------
 
 /// Every tensor dimension an import can make: the row dimension and 31 from the type.
@@ -81,16 +91,22 @@ std::string refusal(std::string_view format) {
                                  "arrow.fixed_shape_tensor"));
 }
 
-[[noreturn, gnu::cold, gnu::noinline]] void throw_schema(const std::string& what) {
-  throw ValueError("from_arrow: malformed ArrowSchema: " + what);
+// The errors take the parts of their message and build it out of line: a message built at
+// the call would put its stream's setup into the import's hot path.
+
+template <class... Parts>
+[[noreturn, gnu::cold, gnu::noinline]] void throw_schema(const Parts&... what) {
+  throw ValueError(detail::concat("from_arrow: malformed ArrowSchema: ", what...));
 }
 
-[[noreturn, gnu::cold, gnu::noinline]] void throw_array(const std::string& what) {
-  throw ValueError("from_arrow: malformed ArrowArray: " + what);
+template <class... Parts>
+[[noreturn, gnu::cold, gnu::noinline]] void throw_array(const Parts&... what) {
+  throw ValueError(detail::concat("from_arrow: malformed ArrowArray: ", what...));
 }
 
-[[noreturn, gnu::cold, gnu::noinline]] void throw_extension(std::string_view json, const std::string& what) {
-  throw ValueError(detail::concat("from_arrow: arrow.fixed_shape_tensor metadata ", json, ": ", what));
+template <class... Parts>
+[[noreturn, gnu::cold, gnu::noinline]] void throw_extension(std::string_view json, const Parts&... what) {
+  throw ValueError(detail::concat("from_arrow: arrow.fixed_shape_tensor metadata ", json, ": ", what...));
 }
 
 /// The two extension entries of a schema's metadata (empty when absent).
@@ -98,6 +114,10 @@ struct Extension {
   std::string_view name;
   std::string_view metadata;
 };
+
+[[noreturn, gnu::cold, gnu::noinline]] void throw_metadata_length(const char* what, std::int32_t value) {
+  throw_schema("metadata ", what, " is ", value);
+}
 
 /// Reads the binary key/value list: int32 count, then int32 length + bytes per key and value.
 Extension read_extension(const char* metadata) {
@@ -107,7 +127,7 @@ Extension read_extension(const char* metadata) {
     std::int32_t value = 0;
     std::memcpy(&value, metadata, sizeof value);
     metadata += sizeof value;
-    if (value < 0) throw_schema(detail::concat("metadata ", what, " is ", value));
+    if (value < 0) throw_metadata_length(what, value);
     return value;
   };
   const std::int32_t pairs = read_int32("pair count");
@@ -118,191 +138,403 @@ Extension read_extension(const char* metadata) {
     const std::int32_t value_length = read_int32("value length");
     const std::string_view value(metadata, std::size_t(value_length));
     metadata += value_length;
-    if (key == "ARROW:extension:name") found.name = value;
-    else if (key == "ARROW:extension:metadata") found.metadata = value;
+    if (equals(key, "ARROW:extension:name")) found.name = value;
+    else if (equals(key, "ARROW:extension:metadata")) found.metadata = value;
   }
   return found;
 }
 
-/// The arrow.fixed_shape_tensor parameters zerotensor uses.
-struct TensorShape {
-  std::size_t rank = 0;
-  std::array<std::int64_t, max_rank> shape;  // the first `rank` are set
-  std::array<std::int64_t, max_rank> permutation;
-  bool has_permutation = false;
+/// The type of an import: a chain of FixedSizeList levels down to one primitive leaf, and
+/// the tensor it makes. Arrays are left uninitialised past their counts: zeroing them cost
+/// most of an import.
+struct Type {
+  DType dtype = uint8;
+  bool bit_packed = false;   ///< Arrow bool: one bit per element
+  bool permuted = false;     ///< some arrow.fixed_shape_tensor has a permutation
+  std::size_t lists = 0;     ///< FixedSizeList levels above the leaf
+  std::array<std::int64_t, max_rank> list_size;  // the first `lists` are set
+  /// The tensor's physical (row-major) extents: the row count in [0] (set once the array is
+  /// walked), then the dimensions the type adds.
+  std::size_t rank = 1;
+  std::array<index_t, max_rank> physical;
+  /// The physical extents again, which Geometry turns into C-order strides in place.
+  std::array<index_t, max_rank> strides;
+  /// From [1]: the physical dimension each logical one is (arrow.fixed_shape_tensor's
+  /// permutation; the identity otherwise).
+  std::array<std::uint8_t, max_rank> permutation;
+
+  [[nodiscard]] std::span<const index_t> physical_shape() const { return {physical.data(), rank}; }
+  /// Appends a physical dimension, logical in the same place.
+  void add_dimension(index_t extent) {
+    physical[rank] = strides[rank] = extent;
+    permutation[rank] = std::uint8_t(rank);
+    ++rank;
+  }
 };
 
-/// The cursor of the JSON reader below: a position in `json`, kept in a local by every
-/// caller so that it stays in a register (a member would be reloaded around each store of
-/// a parsed number, which may alias it).
+// ---- the extension's JSON ------------------------------------------------------------------------
+
+/// The text being read, for the reader below and its errors. The position is a separate
+/// `const char*&`, kept in a local by every caller so that it stays in a register (a member
+/// would be reloaded around each store of a parsed number, which may alias it).
 struct JsonCursor {
   const char* begin;
   const char* end;
 };
 
-[[noreturn, gnu::cold, gnu::noinline]] void json_fail(const JsonCursor& json, const std::string& what) {
-  throw_extension(std::string_view(json.begin, std::size_t(json.end - json.begin)), what);
+template <class... Parts>
+[[noreturn, gnu::cold, gnu::noinline]] void json_fail(const JsonCursor& json, const Parts&... what) {
+  throw_extension(std::string_view(json.begin, std::size_t(json.end - json.begin)), what...);
 }
 
 [[noreturn, gnu::cold, gnu::noinline]] void json_expected(const JsonCursor& json, char c, const char* at) {
-  json_fail(json, detail::concat("expected '", c, "' at byte ", at - json.begin));
+  json_fail(json, "expected '", c, "' at byte ", at - json.begin);
 }
 
-inline void skip_space(const char*& p, const char* end) {
-  while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) ++p;
+/// Past the whitespace at `p`. Out of line: Arrow's writers emit none. Positions go in and
+/// out by value here and in every out-of-line helper, so that callers keep theirs in a register.
+[[gnu::noinline]] const char* skip_space(const JsonCursor& json, const char* p) {
+  while (p < json.end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) ++p;
+  return p;
 }
 
-inline bool accept(const char*& p, const char* end, char c) {
-  if (p < end && *p == c) {  // first without whitespace: Arrow's writers emit none
-    ++p;
-    return true;
+/// The next character that is not whitespace, not consumed; '\0' at the end (never valid
+/// where a caller looks, like a '\0' inside the text).
+inline char peek(const JsonCursor& json, const char*& p) {
+  if (p == json.end || static_cast<unsigned char>(*p) <= ' ') [[unlikely]] {
+    p = skip_space(json, p);
+    if (p == json.end) return '\0';
   }
-  skip_space(p, end);
-  if (p < end && *p == c) {
-    ++p;
-    return true;
-  }
-  return false;
+  return *p;
 }
 
 inline void expect(const JsonCursor& json, const char*& p, char c) {
-  if (!accept(p, json.end, c)) json_expected(json, c, p);
+  if (peek(json, p) != c) json_expected(json, c, p);
+  ++p;
 }
 
-/// A string's raw bytes between the quotes; escapes are skipped over, not decoded.
+/// Past the ',' between items, or the `close` after the last: true when it was `close`.
+inline bool next_item(const JsonCursor& json, const char*& p, char close) {
+  const char c = peek(json, p);
+  if (c != ',' && c != close) json_expected(json, close, p);
+  ++p;
+  return c == close;
+}
+
+/// Past one escape sequence or one multi-byte UTF-8 character at `p`, which JSON's rules
+/// check (RFC 8259, RFC 3629: no overlong forms, surrogates or code points past U+10FFFF);
+/// a control character is refused. Out of line: plain ASCII is the rule.
+[[gnu::noinline]] const char* json_string_special(const JsonCursor& json, const char* p) {
+  const std::ptrdiff_t at = p - json.begin, left = json.end - p;
+  const auto byte = [&](std::ptrdiff_t i) { return i < left ? static_cast<unsigned char>(p[i]) : 0u; };
+  const unsigned lead = byte(0);
+  if (lead < 0x20) json_fail(json, "control character in a string at byte ", at);
+  if (lead == '\\') {
+    const unsigned escaped = byte(1);
+    if (std::string_view("\"\\/bfnrt").find(char(escaped)) != std::string_view::npos) return p + 2;
+    bool hex = escaped == 'u';
+    for (std::ptrdiff_t i = 2; i < 6; ++i) {
+      const unsigned digit = byte(i), letter = digit | 0x20;  // ASCII lower case
+      hex = hex && ((digit >= '0' && digit <= '9') || (letter >= 'a' && letter <= 'f'));
+    }
+    if (hex) return p + 6;
+    json_fail(json, "invalid escape sequence in a string at byte ", at);
+  }
+  std::ptrdiff_t length = 0;
+  unsigned low = 0x80, high = 0xBF;  // the second byte's range
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;   // no overlong form
+    if (lead == 0xED) high = 0x9F;  // no surrogate
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;   // no overlong form
+    if (lead == 0xF4) high = 0x8F;  // nothing past U+10FFFF
+  }
+  bool valid = length > 0 && byte(1) >= low && byte(1) <= high;
+  for (std::ptrdiff_t i = 2; i < length; ++i) valid = valid && byte(i) >= 0x80 && byte(i) <= 0xBF;
+  if (!valid) json_fail(json, "invalid UTF-8 in a string at byte ", at);
+  return p + length;
+}
+
+/// A string's raw bytes between the quotes (escapes checked, not decoded).
 inline std::string_view json_string(const JsonCursor& json, const char*& p) {
   expect(json, p, '"');
   const char* start = p;
-  while (p < json.end && *p != '"') {
-    const auto c = static_cast<unsigned char>(*p);
-    if (c < 0x20) json_fail(json, detail::concat("control character in a string at byte ", p - json.begin));
-    p += c == '\\' && p + 1 < json.end ? 2 : 1;
+  for (;;) {
+    if (p == json.end) json_fail(json, "a string is not terminated");
+    const char c = *p;
+    if (c == '"') break;
+    // Printable ASCII but the backslash goes straight on; the rest is checked out of line.
+    if (static_cast<unsigned char>(c - 0x20) < 0x60 && c != '\\') [[likely]] ++p;
+    else p = json_string_special(json, p);
   }
-  if (p >= json.end) json_fail(json, "a string is not terminated");
   return {start, std::size_t(p++ - start)};
 }
 
-/// A JSON array of integers ≥ 0 into `out`; returns how many.
-inline std::size_t json_integers(const JsonCursor& json, const char*& p, std::int64_t* out, const char* what) {
-  std::size_t count = 0;
+/// Past the digits of a JSON number's integer part at `p`; false when there are none. A
+/// leading zero is JSON's only one ("0", not "07").
+inline bool json_digits(const char*& p, const char* end) {
+  const char* start = p;
+  while (p < end && static_cast<unsigned char>(*p - '0') < 10) ++p;
+  return p > start && (*start != '0' || p - start == 1);
+}
+
+/// An integer ≥ 0 in an array called `what`, overflow-checked.
+inline std::int64_t json_index(const JsonCursor& json, const char*& p, const char* what) {
+  const char* start = p;
+  std::int64_t value = 0;
+  for (; p < json.end; ++p) {
+    const auto digit = static_cast<unsigned char>(*p - '0');
+    if (digit > 9) break;
+    if (value <= unchecked_decimal) [[likely]]
+      value = value * 10 + digit;
+    else if (!mul_add(value, 10, digit, value))
+      json_fail(json, "a number in \"", what, "\" overflows int64");
+  }
+  if (p == start || (*start == '0' && p - start > 1))
+    json_fail(json, "\"", what, "\" must hold integers ≥ 0 without leading zeros (byte ",
+                                   start - json.begin, ")");
+  return value;
+}
+
+/// A JSON array of at most `limit` integers ≥ 0 into `out`; returns how many.
+inline std::size_t json_indices(const JsonCursor& json, const char*& p, std::int64_t* out, std::size_t limit,
+                                const char* what) {
   expect(json, p, '[');
-  if (accept(p, json.end, ']')) return 0;
+  std::size_t count = 0;
+  if (peek(json, p) == ']') {
+    ++p;
+    return count;
+  }
   do {
-    if (count == max_rank - 1)
-      json_fail(json, detail::concat("\"", what, "\" has more than ", max_rank - 1, " dimensions"));
-    skip_space(p, json.end);
-    const char* start = p;
-    std::int64_t value = 0;
-    for (; p < json.end && *p >= '0' && *p <= '9'; ++p) {
-      if (!mul_add(value, 10, *p - '0', value))
-        json_fail(json, detail::concat("a number in \"", what, "\" overflows int64"));
-    }
-    if (p == start)
-      json_fail(json, detail::concat("\"", what, "\" must hold integers ≥ 0 (byte ", start - json.begin, ")"));
-    out[count++] = value;
-  } while (accept(p, json.end, ','));
-  expect(json, p, ']');
+    if (count == limit) json_fail(json, "\"", what, "\" has more than ", limit, " dimensions");
+    peek(json, p);
+    out[count++] = json_index(json, p, what);
+  } while (!next_item(json, p, ']'));
   return count;
 }
 
-/// Any JSON value under a key zerotensor does not read (out of line: rare).
-[[gnu::noinline]] void json_skip_value(const JsonCursor& json, const char*& p, int depth) {
+/// true, false, null or a number, by JSON's grammar.
+void json_scalar(const JsonCursor& json, const char*& p) {
+  const std::string_view rest(p, std::size_t(json.end - p));
+  for (const std::string_view literal : {"true", "false", "null"}) {
+    if (rest.starts_with(literal)) {
+      p += literal.size();
+      return;
+    }
+  }
+  const char* start = p;
+  if (p < json.end && *p == '-') ++p;
+  bool valid = json_digits(p, json.end);
+  const auto fraction = [&](std::string_view introducers, std::string_view signs) {
+    if (!valid || p == json.end || introducers.find(*p) == std::string_view::npos) return;
+    ++p;
+    if (p < json.end && signs.find(*p) != std::string_view::npos) ++p;
+    const char* digits = p;
+    while (p < json.end && static_cast<unsigned char>(*p - '0') < 10) ++p;
+    valid = p > digits;
+  };
+  fraction(".", "");
+  fraction("eE", "+-");
+  if (!valid) json_fail(json, "malformed value at byte ", start - json.begin);
+}
+
+/// Past any JSON value under a key zerotensor does not read, checked as strictly (out of
+/// line: rare).
+[[gnu::noinline]] const char* json_skip_value(const JsonCursor& json, const char* p, int depth) {
   if (depth == 16) json_fail(json, "nested deeper than 16 levels");
-  skip_space(p, json.end);
-  if (p >= json.end) json_fail(json, "a value is missing at the end");
-  const char c = *p;
+  const char c = peek(json, p);
   if (c == '"') {
     json_string(json, p);
   } else if (c == '[' || c == '{') {
     ++p;
     const char close = c == '[' ? ']' : '}';
-    if (accept(p, json.end, close)) return;
+    if (peek(json, p) == close) return p + 1;
     do {
       if (c == '{') {
         json_string(json, p);
         expect(json, p, ':');
       }
-      json_skip_value(json, p, depth + 1);
-    } while (accept(p, json.end, ','));
-    expect(json, p, close);
+      p = json_skip_value(json, p, depth + 1);
+    } while (!next_item(json, p, close));
   } else {
-    const char* start = p;
-    while (p < json.end && std::string_view("+-.0123456789eEtrufalsn").find(*p) != std::string_view::npos) ++p;
-    if (p == start) json_fail(json, detail::concat("unexpected character at byte ", p - json.begin));
+    json_scalar(json, p);
   }
+  return p;
 }
 
-/// A strict reader of the extension's small JSON object: {"shape": [...], "permutation":
-/// [...], "dim_names": [...]}, any order, other keys skipped, into `result`. Hand-written
-/// rather than nlohmann-json, which would allocate a DOM on every import; bounded in depth
-/// and width, every number overflow-checked. Out of line from the flattened import.
-[[gnu::noinline, gnu::flatten]] void parse_tensor_shape(std::string_view text, TensorShape& result) {
-  const JsonCursor json{text.data(), text.data() + text.size()};
+/// What the extension's JSON says, before it is checked against the type. The shape is read
+/// straight into the type's physical extents; the rest waits here.
+struct TensorParameters {
+  std::size_t rank = 0;
+  std::size_t permutation_rank = 0;
+  std::size_t names = 0;
+  bool has_shape = false;
+  bool has_permutation = false;
+  bool has_names = false;
+  std::array<std::int64_t, max_rank> permutation;  // the first `permutation_rank` are set
+};
+
+constexpr std::array<const char*, 3> tensor_keys = {"shape", "permutation", "dim_names"};
+
+/// `quoted` (a literal) starts at `p`.
+template <std::size_t N>
+bool literal_at(const JsonCursor& json, const char* p, const char (&quoted)[N]) {
+  return std::size_t(json.end - p) >= N - 1 && std::memcmp(p, quoted, N - 1) == 0;
+}
+
+/// Which of tensor_keys the key at `p` is (their count for any other), read past it. The extension's
+/// keys are told apart by comparing the quoted key with each (Arrow's writers escape none of
+/// them); any other key is read as a string.
+inline std::size_t json_key(const JsonCursor& json, const char*& p) {
+  peek(json, p);
+  if (literal_at(json, p, "\"shape\"")) {
+    p += 7;
+    return 0;
+  }
+  if (literal_at(json, p, "\"permutation\"")) {
+    p += 13;
+    return 1;
+  }
+  if (literal_at(json, p, "\"dim_names\"")) {
+    p += 11;
+    return 2;
+  }
+  json_string(json, p);
+  return tensor_keys.size();
+}
+
+/// The general reader: any JSON object, strictly (RFC 8259), bounded in depth and width,
+/// every number overflow-checked: {"shape": [...], "permutation": [...], "dim_names": [...]}
+/// in any order, other keys skipped. Out of line: read_compact reads what Arrow writes.
+[[gnu::noinline]] void read_json(const JsonCursor& json, std::int64_t* shape, std::size_t limit,
+                                 TensorParameters& out) {
   const char* p = json.begin;
-  result.rank = 0;
-  result.has_permutation = false;
-  bool has_shape = false, has_names = false;
-  std::size_t names = 0, permutation_rank = 0;
   expect(json, p, '{');
-  if (!accept(p, json.end, '}')) {
+  if (peek(json, p) == '}') {
+    ++p;
+  } else {
     do {
-      const std::string_view key = json_string(json, p);
+      const std::size_t key = json_key(json, p);
       expect(json, p, ':');
-      if (key == "shape" && !has_shape) {
-        result.rank = json_integers(json, p, result.shape.data(), "shape");
-        has_shape = true;
-      } else if (key == "permutation" && !result.has_permutation) {
-        permutation_rank = json_integers(json, p, result.permutation.data(), "permutation");
-        result.has_permutation = true;
-      } else if (key == "dim_names" && !has_names) {
+      if ((key == 0 && out.has_shape) || (key == 1 && out.has_permutation) || (key == 2 && out.has_names))
+        json_fail(json, "\"", tensor_keys[key], "\" appears twice");
+      if (key == 0) {
+        out.rank = json_indices(json, p, shape, limit, "shape");
+        out.has_shape = true;
+      } else if (key == 1) {
+        out.permutation_rank = json_indices(json, p, out.permutation.data(), limit, "permutation");
+        out.has_permutation = true;
+      } else if (key == 2) {
         expect(json, p, '[');
-        if (!accept(p, json.end, ']')) {
+        if (peek(json, p) == ']') {
+          ++p;
+        } else {
           do {
             json_string(json, p);
-            ++names;
-          } while (accept(p, json.end, ','));
-          expect(json, p, ']');
+            ++out.names;
+          } while (!next_item(json, p, ']'));
         }
-        has_names = true;
-      } else if (key == "shape" || key == "permutation" || key == "dim_names") {
-        json_fail(json, detail::concat("\"", key, "\" appears twice"));
+        out.has_names = true;
       } else {
-        json_skip_value(json, p, 0);
+        p = json_skip_value(json, p, 0);
       }
-    } while (accept(p, json.end, ','));
-    expect(json, p, '}');
+    } while (!next_item(json, p, '}'));
   }
-  skip_space(p, json.end);
-  if (p != json.end) json_fail(json, detail::concat("unexpected text at byte ", p - json.begin));
-  if (!has_shape) json_fail(json, "has no \"shape\"");
-  if (has_names && names != result.rank)
-    json_fail(json, detail::concat("\"dim_names\" has ", names, " names for ", result.rank, " dimensions"));
-  if (!result.has_permutation) return;
-  if (permutation_rank != result.rank)
-    json_fail(json, detail::concat("\"permutation\" has ", permutation_rank, " entries for ", result.rank,
-                                   " dimensions"));
-  std::array<bool, max_rank> seen{};
-  for (std::size_t i = 0; i < result.rank; ++i) {
-    const std::int64_t d = result.permutation[i];
-    if (d >= std::int64_t(result.rank) || seen[std::size_t(d)])
-      json_fail(json, detail::concat("\"permutation\" is not a permutation of 0…", result.rank - 1));
-    seen[std::size_t(d)] = true;
-  }
+  if (p != json.end) p = skip_space(json, p);
+  if (p != json.end) json_fail(json, "unexpected text at byte ", p - json.begin);
 }
 
-/// The type of an import: a chain of FixedSizeList levels down to one primitive leaf.
-struct Type {
-  DType dtype = uint8;
-  bool bit_packed = false;   ///< Arrow bool: one bit per element
-  std::size_t lists = 0;     ///< FixedSizeList levels above the leaf
-  std::array<std::int64_t, max_rank> list_size;  // the first `lists` are set
-  /// Tensor dimensions after the row one, physical (row-major) order, and for each
-  /// logical dimension the physical one it is (arrow.fixed_shape_tensor's permutation).
-  /// Arrays are left uninitialised past their counts: zeroing them cost most of an import.
-  std::size_t dims = 0;
-  std::array<std::int64_t, max_rank> shape;
-  std::array<std::uint8_t, max_rank> permutation;
-};
+/// Integers ≥ 0 up to the closing ']' (read past it), compact: at most `limit`, 1 to 18 digits
+/// each (so no overflow), no leading zero, no whitespace. False on anything else. The text
+/// ends in '}' (read_compact checked), which stops every scan before its end.
+inline bool compact_indices(const char*& p, std::int64_t* out, std::size_t limit, std::size_t& count) {
+  for (count = 0; count < limit; ++count) {
+    const char* start = p;
+    // Unsigned: a 19th digit may wrap before it is refused.
+    std::uint64_t value = static_cast<unsigned char>(*p - '0');
+    if (value > 9) return false;
+    for (++p; static_cast<unsigned char>(*p - '0') < 10; ++p) value = value * 10 + unsigned(*p - '0');
+    const auto digits = std::size_t(p - start);
+    if (digits > 18 || (digits > 1 && *start == '0')) return false;
+    out[count] = std::int64_t(value);
+    const char separator = *p++;
+    if (separator == ']') {
+      ++count;
+      return true;
+    }
+    if (separator != ',') return false;
+  }
+  return false;
+}
+
+/// Arrow's writers (Arrow C++, so pyarrow) emit the parameters compactly, shape first:
+/// {"shape":[8,8]}, or {"shape":[2,3],"permutation":[1,0]}. That form is read here by direct
+/// comparison; on anything else this returns false and read_json reads the text from the
+/// start (it accepts every text this does, the same way, and reports every error).
+inline bool read_compact(const JsonCursor& json, std::int64_t* shape, std::size_t limit, TensorParameters& out) {
+  const char* p = json.begin;
+  if (!literal_at(json, p, "{\"shape\":[") || json.end[-1] != '}') return false;
+  p += 10;
+  if (!compact_indices(p, shape, limit, out.rank)) return false;
+  if (literal_at(json, p, ",\"permutation\":[")) {
+    p += 16;
+    if (!compact_indices(p, out.permutation.data(), limit, out.permutation_rank)) return false;
+    out.has_permutation = true;
+  }
+  out.has_shape = true;
+  return json.end - p == 1;
+}
+
+/// Reads the extension's JSON parameters and adds its dimensions to `type` in place: the
+/// shape after the physical ones, the permutation as logical → physical. Hand-written
+/// rather than nlohmann-json, which would allocate a DOM on every import; out of line from
+/// the flattened import.
+[[gnu::noinline, gnu::flatten]] void add_tensor_extension(std::string_view text, std::int64_t list_size,
+                                                          Type& type) {
+  const JsonCursor json{text.data(), text.data() + text.size()};
+  const std::size_t base = type.rank, limit = max_rank - base;
+  index_t* shape = type.physical.data() + base;
+  TensorParameters read;
+  if (!read_compact(json, shape, limit, read)) {
+    read = TensorParameters{};
+    read_json(json, shape, limit, read);
+  }
+  const std::size_t rank = read.rank;
+  if (!read.has_shape) json_fail(json, "has no \"shape\"");
+  if (read.has_names && read.names != rank)
+    json_fail(json, "\"dim_names\" has ", read.names, " names for ", rank, " dimensions");
+  if (read.has_permutation) {
+    if (read.permutation_rank != rank)
+      json_fail(json, "\"permutation\" has ", read.permutation_rank, " entries for ", rank,
+                                     " dimensions");
+    std::array<bool, max_rank> seen{};
+    for (std::size_t i = 0; i < rank; ++i) {
+      const std::int64_t d = read.permutation[i];
+      if (d >= std::int64_t(rank) || seen[std::size_t(d)])
+        json_fail(json, "\"permutation\" is not a permutation of 0…", rank - 1);
+      seen[std::size_t(d)] = true;
+    }
+  }
+  std::int64_t product = 1;
+  for (std::size_t i = 0; i < rank; ++i) {
+    if (!mul_add(product, shape[i], 0, product)) json_fail(json, "the shape's product overflows int64");
+    type.strides[base + i] = shape[i];
+    type.permutation[base + i] = std::uint8_t(base + i);
+  }
+  if (read.has_permutation) {
+    for (std::size_t i = 0; i < rank; ++i) type.permutation[base + i] = std::uint8_t(base + read.permutation[i]);
+  }
+  if (product != list_size)
+    json_fail(json, "the shape has ", product, " elements but the storage list size is ", list_size);
+  type.permuted |= read.has_permutation;
+  type.rank += rank;
+}
+
+// ---- the schema --------------------------------------------------------------------------------
 
 /// Parses "+w:123": the list size, or -1 when `format` is not a fixed-size list. Reads the
 /// C string in place (no strlen on the hot path).
@@ -310,68 +542,56 @@ std::int64_t fixed_list_size(const char* format, std::size_t level) {
   if (format[0] != '+' || format[1] != 'w' || format[2] != ':') return -1;
   std::int64_t size = 0;
   const char* c = format + 3;
-  for (; *c != '\0'; ++c) {
-    if (*c < '0' || *c > '9' || !mul_add(size, 10, *c - '0', size)) break;
+  for (; static_cast<unsigned char>(*c - '0') < 10; ++c) {
+    const int digit = *c - '0';
+    if (size <= unchecked_decimal) [[likely]]
+      size = size * 10 + digit;
+    else if (!mul_add(size, 10, digit, size))
+      break;
   }
   if (c == format + 3 || *c != '\0')
-    throw_schema(detail::concat("format \"", format, "\" at nesting level ", level,
-                                " does not end in a list size that fits int64"));
+    throw_schema("format \"", format, "\" at nesting level ", level,
+                                " does not end in a list size that fits int64");
   return size;
 }
 
-void add_dims(Type& type, std::span<const std::int64_t> shape, const std::int64_t* permutation) {
-  if (type.dims + shape.size() >= max_rank)
-    throw_schema(detail::concat("the type has more than ", max_rank - 1, " tensor dimensions"));
-  const std::size_t base = type.dims;
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    type.shape[base + i] = shape[i];
-    type.permutation[base + i] = std::uint8_t(base + (permutation != nullptr ? std::size_t(permutation[i]) : i));
-  }
-  type.dims += shape.size();
+/// Why a schema level was refused before its format was read (out of line).
+[[noreturn, gnu::cold, gnu::noinline]] void throw_schema_level(const arrow::Schema& schema, std::size_t level) {
+  if (schema.release == nullptr) throw_schema("the schema at nesting level ", level, " is released");
+  if (schema.format == nullptr) throw_schema("format is NULL at nesting level ", level);
+  throw TypeError(detail::concat("from_arrow: the array at nesting level ", level, " is dictionary-encoded (indices \"",
+                                 schema.format, "\"); decode it in Arrow first (pyarrow: array.dictionary_decode())"));
 }
 
 Type parse_type(const arrow::Schema& root) {
   Type type;
   const arrow::Schema* schema = &root;
   for (std::size_t level = 0;; ++level) {
-    if (schema->release == nullptr) throw_schema(detail::concat("the schema at nesting level ", level, " is released"));
-    if (schema->format == nullptr) throw_schema(detail::concat("format is NULL at nesting level ", level));
+    if (schema->release == nullptr || schema->format == nullptr || schema->dictionary != nullptr) [[unlikely]]
+      throw_schema_level(*schema, level);
     const char* format = schema->format;
-    if (schema->dictionary != nullptr)
-      throw TypeError(detail::concat("from_arrow: the array at nesting level ", level,
-                                     " is dictionary-encoded (indices \"", format,
-                                     "\"); decode it in Arrow first (pyarrow: array.dictionary_decode())"));
     const Extension extension = read_extension(schema->metadata);
-    const bool tensor_extension = extension.name == "arrow.fixed_shape_tensor";
+    const bool tensor_extension = equals(extension.name, "arrow.fixed_shape_tensor");
     const std::int64_t size = fixed_list_size(format, level);
     if (size >= 0) {
       if (schema->n_children != 1 || schema->children == nullptr || schema->children[0] == nullptr)
-        throw_schema(detail::concat("fixed-size list \"", format, "\" has ", schema->n_children,
-                                    " children (or a NULL one); it needs exactly 1"));
-      if (type.lists == max_rank - 1) throw_schema(detail::concat("more than ", max_rank - 1, " nested lists"));
+        throw_schema("fixed-size list \"", format, "\" has ", schema->n_children,
+                                    " children (or a NULL one); it needs exactly 1");
+      if (type.lists == max_rank - 1) throw_schema("more than ", max_rank - 1, " nested lists");
       type.list_size[type.lists++] = size;
       if (tensor_extension) {
-        TensorShape tensor;
-        parse_tensor_shape(extension.metadata, tensor);
-        std::int64_t product = 1;
-        for (std::size_t i = 0; i < tensor.rank; ++i) {
-          if (!mul_add(product, tensor.shape[i], 0, product))
-            throw_extension(extension.metadata, "the shape's product overflows int64");
-        }
-        if (product != size)
-          throw_extension(extension.metadata, detail::concat("the shape has ", product,
-                                                             " elements but the storage list size is ", size));
-        add_dims(type, std::span(tensor.shape.data(), tensor.rank),
-                 tensor.has_permutation ? tensor.permutation.data() : nullptr);
+        add_tensor_extension(extension.metadata, size, type);
       } else {
-        add_dims(type, std::span(&size, 1), nullptr);
+        if (type.rank == max_rank)
+          throw_schema("the type has more than ", max_rank - 1, " tensor dimensions");
+        type.add_dimension(size);
       }
       schema = schema->children[0];
       continue;
     }
     if (tensor_extension)
-      throw_schema(detail::concat("arrow.fixed_shape_tensor has storage \"", format,
-                                  "\"; the extension's storage is a fixed-size list"));
+      throw_schema("arrow.fixed_shape_tensor has storage \"", format,
+                                  "\"; the extension's storage is a fixed-size list");
     const bool one_character = format[0] != '\0' && format[1] == '\0';
     if (one_character && format[0] == 'b') {
       type.dtype = bool_;
@@ -382,7 +602,7 @@ Type parse_type(const arrow::Schema& root) {
       type.dtype = DType(found);
     }
     if (schema->n_children != 0)
-      throw_schema(detail::concat("primitive \"", format, "\" has ", schema->n_children, " children"));
+      throw_schema("primitive \"", format, "\" has ", schema->n_children, " children");
     return type;
   }
 }
@@ -408,78 +628,98 @@ bool bit_set(const std::byte* bitmap, std::int64_t bit) {
 }
 
 /// One array of the chain: the slots the tensor uses are [first, first + count) counted
-/// from the start of its buffers (its own offset included); each holds `inner` elements.
+/// from the start of its buffers (its own offset included).
 struct Level {
   const std::byte* validity;  ///< set only where some used slot is null
   std::int64_t first;
   std::int64_t count;
-  std::int64_t inner;
   std::int64_t nulls;
 };
 
 /// What the import found: the leaf's elements [first, first + count) of `data` hold the
-/// tensor in physical order; `levels` carry nulls.
+/// tensor in physical order; `levels` carry nulls. A record batch's column has the struct's
+/// level first (`outer_levels` 1), then one level per level of its type.
 struct Found {
   std::array<Level, max_rank + 1> levels;  // the first `level_count` are set
   std::size_t level_count = 0;
+  std::size_t outer_levels = 0;
   std::int64_t nulls = 0;
   const std::byte* data = nullptr;
   std::int64_t first = 0;   ///< elements (bits for bool) from `data`
   std::int64_t count = 0;
 };
 
+/// Why an array level was refused (out of line): the first of add_level's checks that fails.
+[[noreturn, gnu::cold, gnu::noinline]] void throw_array_level(const arrow::Array& array, std::size_t level,
+                                                              std::int64_t start, std::int64_t count,
+                                                              std::int64_t expected_buffers,
+                                                              std::int64_t expected_children) {
+  if (array.release == nullptr) throw_array("the array at nesting level ", level, " is released");
+  if (array.length < 0 || array.offset < 0 || array.null_count < -1)
+    throw_array("length ", array.length, ", offset ", array.offset, ", null_count ", array.null_count,
+                               " at nesting level ", level);
+  if (array.n_buffers != expected_buffers || array.buffers == nullptr)
+    throw_array(array.n_buffers, " buffers (or NULL buffers) at nesting level ", level,
+                               " where the type has ", expected_buffers);
+  if (array.n_children != expected_children ||
+      (expected_children > 0 && (array.children == nullptr || array.children[0] == nullptr)))
+    throw_array(array.n_children, " children (or a NULL one) at nesting level ", level,
+                               " where the type has ", expected_children);
+  std::int64_t end = 0;
+  if (detail::add_overflows(start, count, end))
+    throw_array(count, " slots from slot ", start, " overflow int64 at nesting level ", level);
+  if (end > array.length)
+    throw_array("slots [", start, ", ", end, ") are used at nesting level ", level,
+                               " but its length is ", array.length);
+  throw_array("offset ", array.offset, " overflows at nesting level ", level);
+}
+
+/// A level that may hold nulls: counts them among its used slots (out of line: rare).
+[[gnu::noinline]] void count_nulls(const arrow::Array& array, std::size_t level, const Device& device, Level& out,
+                                   Found& found) {
+  const auto* validity = static_cast<const std::byte*>(array.buffers[0]);
+  if (array.null_count > 0 && validity == nullptr)
+    throw_array("null_count ", array.null_count, " without a validity bitmap at nesting level ", level);
+  if (validity == nullptr || out.count == 0) return;
+  if (!device.is_host_accessible())
+    throw DeviceError(detail::concat("from_arrow: the array at nesting level ", level, " may hold nulls (null_count ",
+                                     array.null_count, ") and its validity bitmap is on ", device,
+                                     ", which the host cannot read"));
+  out.nulls = count_zero_bits(validity, out.first, out.count);
+  if (out.nulls > 0) out.validity = validity;
+  found.nulls += out.nulls;
+}
+
 struct Walk {
   const Type& type;
-  Device device;
+  const Device& device;
   Found& found;
 
   /// Adds a level for `array`, whose used slots start `start` slots after its offset.
   Level& add_level(const arrow::Array& array, std::size_t level, std::int64_t start, std::int64_t count,
                    std::int64_t expected_buffers, std::int64_t expected_children) {
-    if (array.release == nullptr) throw_array(detail::concat("the array at nesting level ", level, " is released"));
-    if (array.length < 0 || array.offset < 0 || array.null_count < -1)
-      throw_array(detail::concat("length ", array.length, ", offset ", array.offset, ", null_count ",
-                                 array.null_count, " at nesting level ", level));
-    if (array.n_buffers != expected_buffers || (expected_buffers > 0 && array.buffers == nullptr))
-      throw_array(detail::concat(array.n_buffers, " buffers (or NULL buffers) at nesting level ", level,
-                                 " where the type has ", expected_buffers));
-    if (array.n_children != expected_children ||
-        (expected_children > 0 && (array.children == nullptr || array.children[0] == nullptr)))
-      throw_array(detail::concat(array.n_children, " children (or a NULL one) at nesting level ", level,
-                                 " where the type has ", expected_children));
-    std::int64_t end = 0;
-    if (!mul_add(start, 1, count, end) || end > array.length)
-      throw_array(detail::concat("slots [", start, ", ", start + count, ") are used at nesting level ", level,
-                                 " but its length is ", array.length));
+    std::int64_t end = 0, first = 0;
+    if (array.release == nullptr || array.length < 0 || array.offset < 0 || array.null_count < -1 ||
+        array.n_buffers != expected_buffers || array.buffers == nullptr || array.n_children != expected_children ||
+        (expected_children > 0 && (array.children == nullptr || array.children[0] == nullptr)) ||
+        detail::add_overflows(start, count, end) || end > array.length ||
+        detail::add_overflows(start, array.offset, first)) [[unlikely]]
+      throw_array_level(array, level, start, count, expected_buffers, expected_children);
     Level& out = found.levels[found.level_count++];
-    out = {nullptr, 0, count, 1, 0};
-    if (!mul_add(start, 1, array.offset, out.first))
-      throw_array(detail::concat("offset ", array.offset, " overflows at nesting level ", level));
-    const auto* validity = static_cast<const std::byte*>(array.buffers[0]);
-    if (array.null_count > 0 && validity == nullptr)
-      throw_array(detail::concat("null_count ", array.null_count, " without a validity bitmap at nesting level ",
-                                 level));
-    if (validity != nullptr && array.null_count != 0 && count > 0) {
-      if (!device.is_host_accessible())
-        throw DeviceError(detail::concat("from_arrow: the array at nesting level ", level, " may hold nulls (null_count ",
-                                         array.null_count, ") and its validity bitmap is on ", device,
-                                         ", which the host cannot read"));
-      out.nulls = count_zero_bits(validity, out.first, count);
-      if (out.nulls > 0) out.validity = validity;
-      found.nulls += out.nulls;
-    }
+    out = {nullptr, first, count, 0};
+    if (array.null_count != 0) [[unlikely]]
+      count_nulls(array, level, device, out, found);
     return out;
   }
 
   /// Walks from `array` (nesting level 0 of the type) down to the leaf.
   void run(const arrow::Array& root, std::int64_t start, std::int64_t count) {
-    const std::size_t base = found.level_count;
     const arrow::Array* array = &root;
     for (std::size_t level = 0; level < type.lists; ++level) {
       const Level& list = add_level(*array, level, start, count, 1, 1);
       const std::int64_t size = type.list_size[level];
       if (!mul_add(list.first, size, 0, start) || !mul_add(count, size, 0, count))
-        throw_array(detail::concat("list slots overflow int64 at nesting level ", level + 1));
+        throw_array("list slots overflow int64 at nesting level ", level + 1);
       array = array->children[0];
     }
     const Level& leaf = add_level(*array, type.lists, start, count, 2, 0);
@@ -487,17 +727,20 @@ struct Walk {
     found.first = leaf.first;
     found.count = count;
     if (found.data == nullptr && count > 0)
-      throw_array(detail::concat("the data buffer is NULL for ", count, " elements"));
-    // Each level's slot holds the elements of the levels below it (a product of list sizes
-    // that the element count bounds, except with no rows: checked).
-    std::int64_t inner = 1;
-    for (std::size_t j = type.lists + 1; j-- > 0;) {
-      found.levels[base + j].inner = inner;
-      if (j > 0 && !mul_add(inner, type.list_size[j - 1], 0, inner))
-        throw_array(detail::concat("the list sizes' product overflows int64"));
-    }
+      throw_array("the data buffer is NULL for ", count, " elements");
   }
 };
+
+/// Elements in one slot of level `i`: the product of the list sizes below it (a record
+/// batch's struct level holds one row of its column). The element count bounds it, except
+/// with no rows: checked.
+std::int64_t slot_elements(const Type& type, const Found& found, std::size_t i) {
+  std::int64_t inner = 1;
+  for (std::size_t j = std::max(i, found.outer_levels) - found.outer_levels; j < type.lists; ++j) {
+    if (!mul_add(inner, type.list_size[j], 0, inner)) throw_array("the list sizes' product overflows int64");
+  }
+  return inner;
+}
 
 // ---- errors of the result -------------------------------------------------------------------
 
@@ -514,45 +757,61 @@ struct Walk {
   throw ValueError("from_arrow: nulls");  // unreachable: found.nulls > 0 names a level
 }
 
-[[noreturn, gnu::cold, gnu::noinline]] void throw_no_copy(const std::string& why) {
-  throw ValueError("from_arrow: copy = false, but " + why + " needs a copy");
+template <class... Parts>
+[[noreturn, gnu::cold, gnu::noinline]] void throw_no_copy(const Parts&... why) {
+  throw ValueError(detail::concat("from_arrow: copy = false, but ", why..., " needs a copy"));
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void throw_no_host_copy(DType dtype, Device device) {
+  throw DeviceError(detail::concat("from_arrow: the ", dtype, " array on ", device,
+                                   " needs a copy (bool, unaligned or nulls) that the host cannot make"));
 }
 
 // ---- building the tensor --------------------------------------------------------------------
 
 /// Shape and strides of the result: the row dimension, then the type's dimensions in
-/// logical order, with the strides of the row-major physical layout.
-struct Geometry {
-  std::size_t rank = 0;
-  std::array<index_t, max_rank> physical;  // the first `rank` are set
-  std::array<index_t, max_rank> shape;
-  std::array<index_t, max_rank> strides;
-};
-
-Geometry geometry(const Type& type, std::int64_t rows) {
-  Geometry g;
-  g.rank = 1 + type.dims;
-  g.physical[0] = rows;
-  std::copy_n(type.shape.begin(), type.dims, g.physical.begin() + 1);
-  // Checked: with no rows the element count does not bound the other extents.
-  static_cast<void>(
-      checked_numel(std::span<const index_t>(g.physical.data(), g.rank), itemsize(type.dtype), "from_arrow"));
-  std::array<index_t, max_rank> physical_strides;
-  std::copy_n(g.physical.begin(), g.rank, physical_strides.begin());
-  static_cast<void>(detail::contiguous_strides(std::span<index_t>(physical_strides.data(), g.rank)));
-  g.shape[0] = rows;
-  g.strides[0] = physical_strides[0];
-  for (std::size_t d = 0; d < type.dims; ++d) {
-    g.shape[1 + d] = g.physical[1 + type.permutation[d]];
-    g.strides[1 + d] = physical_strides[1 + type.permutation[d]];
+/// logical order, with the strides of the row-major physical layout. Built in place: the
+/// spans point into the type and into this object.
+class Geometry {
+ public:
+  Geometry(Type& type, const Found& found) : type_(type) {
+    const std::int64_t rows = found.levels[0].count;
+    type.physical[0] = type.strides[0] = rows;
+    // The walk checked count = rows * Π list sizes, so a non-empty array's extents are ≥ 1
+    // and their product fits (times itemsize: build checks that); an empty one's do not.
+    if (found.count == 0)
+      static_cast<void>(checked_numel(type.physical_shape(), itemsize(type.dtype), "from_arrow"));
+    static_cast<void>(detail::contiguous_strides(std::span<index_t>(type.strides.data(), type.rank)));
+    if (!type.permuted) return;
+    shape_[0] = rows;
+    strides_[0] = type.strides[0];
+    for (std::size_t d = 1; d < type.rank; ++d) {
+      shape_[d] = type.physical[type.permutation[d]];
+      strides_[d] = type.strides[type.permutation[d]];
+    }
   }
-  return g;
-}
+  Geometry(const Geometry&) = delete;
+  Geometry& operator=(const Geometry&) = delete;
+
+  [[nodiscard]] std::span<const index_t> physical() const { return type_.physical_shape(); }
+  [[nodiscard]] std::span<const index_t> shape() const {
+    return type_.permuted ? std::span<const index_t>(shape_.data(), type_.rank) : physical();
+  }
+  [[nodiscard]] std::span<const index_t> strides() const {
+    return {type_.permuted ? strides_.data() : type_.strides.data(), type_.rank};
+  }
+
+ private:
+  const Type& type_;
+  std::array<index_t, max_rank> shape_;    // set when permuted: the first rank
+  std::array<index_t, max_rank> strides_;
+};
 
 /// The tensor in memory of its own: the leaf's elements copied (bits unpacked) in physical
 /// order, null slots at every level overwritten with `fill`.
-[[gnu::noinline]] AnyTensor copy_out(const Type& type, const Found& found, const Geometry& g, const FromArrowOptions& options) {
-  AnyTensor own = empty(std::span<const index_t>(g.physical.data(), g.rank), type.dtype);
+[[gnu::noinline]] AnyTensor copy_out(const Type& type, const Found& found, const Geometry& g,
+                                     const FromArrowOptions& options) {
+  AnyTensor own = empty(g.physical(), type.dtype);
   auto* out = static_cast<std::byte*>(own.mutable_data_ptr());
   const std::size_t size = itemsize(type.dtype);
   if (type.bit_packed) {
@@ -566,24 +825,23 @@ Geometry geometry(const Type& type, std::int64_t rows) {
     for (std::size_t i = 0; i < found.level_count; ++i) {
       const Level& level = found.levels[i];
       if (level.nulls == 0) continue;
+      const std::int64_t inner = slot_elements(type, found, i);
       for (std::int64_t slot = 0; slot < level.count; ++slot) {
         if (bit_set(level.validity, level.first + slot)) continue;
-        for (std::int64_t e = slot * level.inner; e < (slot + 1) * level.inner; ++e)
+        for (std::int64_t e = slot * inner; e < (slot + 1) * inner; ++e)
           std::memcpy(out + std::size_t(e) * size, fill.data(), size);
       }
     }
   }
-  return detail::make_view(type.dtype, out, std::span<const index_t>(g.shape.data(), g.rank),
-                           std::span<const index_t>(g.strides.data(), g.rank), KeepAlive(own.owner()), cpu, true);
+  return detail::make_view(type.dtype, out, g.shape(), g.strides(), KeepAlive(own.owner()), cpu, true);
 }
 
 /// The checks after the walk, then the view or the copy. `owner` releases the producer's
 /// array when the last view dies (at once when this copies or throws).
-AnyTensor build(const Type& type, const Found& found, Device device, KeepAlive&& owner,
+AnyTensor build(Type& type, const Found& found, const Device& device, KeepAlive&& owner,
                 const FromArrowOptions& options) {
-  const Geometry g = geometry(type, found.levels[0].count);
-  const std::span<const index_t> shape(g.shape.data(), g.rank), strides(g.strides.data(), g.rank);
-  // The walk checked count = rows * Π list sizes, geometry() the strides: here the byte size,
+  const Geometry g(type, found);
+  // The walk checked count = rows * Π list sizes, Geometry the strides: here the byte size,
   // [start, start + count * itemsize), must lie inside the address space.
   std::uintptr_t start = 0, end = 0;
   std::int64_t skip = 0, bytes = 0;
@@ -592,30 +850,28 @@ AnyTensor build(const Type& type, const Found& found, Device device, KeepAlive&&
       (!mul_add(found.first, size, 0, skip) || !mul_add(found.count, size, 0, bytes) ||
        detail::add_overflows(reinterpret_cast<std::uintptr_t>(found.data), std::uintptr_t(skip), start) ||
        detail::add_overflows(start, std::uintptr_t(bytes), end)))
-    throw_array(detail::concat(found.count, " elements from offset ", found.first, " of data ",
-                               static_cast<const void*>(found.data), " pass the end of the address space"));
+    throw_array(found.count, " elements from offset ", found.first, " of data ",
+                               static_cast<const void*>(found.data), " pass the end of the address space");
   const bool misaligned = (start & (alignment(type.dtype) - 1)) != 0;
   if (found.nulls > 0 && !options.fill_nulls) throw_nulls(found, type);
   if (options.copy == false) {
     if (type.bit_packed) throw_no_copy("Arrow's bit-packed bool (one bit per element, a tensor has one byte)");
     if (misaligned)
-      throw_no_copy(detail::concat("the first element at ", reinterpret_cast<const void*>(start),
+      throw_no_copy("the first element at ", reinterpret_cast<const void*>(start),
                                    ", not aligned to ", alignment(type.dtype), " bytes (the alignment of ",
-                                   type.dtype, "),"));
-    if (found.nulls > 0) throw_no_copy(detail::concat("filling ", found.nulls, " nulls"));
+                                   type.dtype, "),");
+    if (found.nulls > 0) throw_no_copy("filling ", found.nulls, " nulls");
   }
   if (type.bit_packed || misaligned || found.nulls > 0) {
-    if (!device.is_host_accessible())
-      throw DeviceError(detail::concat("from_arrow: the ", type.dtype, " array on ", device,
-                                       " needs a copy (bool, unaligned or nulls) that the host cannot make"));
+    if (!device.is_host_accessible()) throw_no_host_copy(type.dtype, device);
     return copy_out(type, found, g, options);
   }
   auto* first = found.count > 0 ? reinterpret_cast<std::byte*>(start) : nullptr;
   // Returned as prvalues: a named view would be moved into the result (NRVO fails with
   // the other returns above).
   if (options.copy == true)
-    return detail::make_view(type.dtype, first, shape, strides, std::move(owner), device, false).clone();
-  return detail::make_view(type.dtype, first, shape, strides, std::move(owner), device, false);
+    return detail::make_view(type.dtype, first, g.shape(), g.strides(), std::move(owner), device, false).clone();
+  return detail::make_view(type.dtype, first, g.shape(), g.strides(), std::move(owner), device, false);
 }
 
 // ---- ownership --------------------------------------------------------------------------------
@@ -644,8 +900,9 @@ struct SchemaRelease {
   }
 };
 
+/// Always inlined: a call here, and the owner's return through memory, cost more than its body.
 template <class Struct>
-std::shared_ptr<Held<Struct>> take(Struct* array) {
+[[gnu::always_inline]] inline std::shared_ptr<Held<Struct>> take(Struct* array) {
   if (array == nullptr) throw ValueError("from_arrow: the ArrowArray pointer is NULL");
   if (Held<Struct>::release_of(*array) == nullptr)
     throw ValueError("from_arrow: the ArrowArray is released (its release callback is NULL)");
@@ -663,10 +920,12 @@ const arrow::Schema& schema_ref(const arrow::Schema* schema) {
 }
 
 // Flattened, as view_from_dlpack: the type, the walk, the checks and the view's construction
-// in one body (copies, nulls and the JSON parser stay out of line).
-[[gnu::flatten]] AnyTensor import_array(const arrow::Array& array, const arrow::Schema& schema, Device device, KeepAlive&& owner,
-                       const FromArrowOptions& options) {
-  const Type type = parse_type(schema);
+// in one body (copies, nulls and the JSON parser stay out of line). The device comes by
+// reference, from memory written long before: a Device held in registers across the calls
+// in between is spilled as two narrow stores and reloaded as one wide load, which stalls.
+[[gnu::flatten]] AnyTensor import_array(const arrow::Array& array, const arrow::Schema& schema, const Device& device,
+                                        KeepAlive&& owner, const FromArrowOptions& options) {
+  Type type = parse_type(schema);
   Found found;
   Walk{type, device, found}.run(array, 0, array.length);
   return build(type, found, device, std::move(owner), options);
@@ -752,24 +1011,24 @@ RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* s
                                    batch.format == nullptr ? "(NULL)" : batch.format,
                                    "\"; a record batch is a struct (\"+s\")"));
   if (batch.n_children < 0 || (batch.n_children > 0 && batch.children == nullptr))
-    throw_schema(detail::concat("the struct has ", batch.n_children, " children (or NULL children)"));
+    throw_schema("the struct has ", batch.n_children, " children (or NULL children)");
   RecordBatchTensors result;
   for (std::int64_t c = 0; c < batch.n_children; ++c) {
     const arrow::Schema* field = batch.children[c];
-    if (field == nullptr) throw_schema(detail::concat("the struct's child ", c, " is NULL"));
+    if (field == nullptr) throw_schema("the struct's child ", c, " is NULL");
     std::string name = field->name == nullptr ? std::string() : std::string(field->name);
     if (std::find(result.names.begin(), result.names.end(), name) != result.names.end())
       throw ValueError(detail::concat("from_arrow_record_batch: column name \"", name,
                                       "\" appears twice; a record batch's columns need distinct names here"));
-    const Type type = parse_type(*field);
+    Type type = parse_type(*field);
     Found found;
+    found.outer_levels = 1;
     Walk walk{type, cpu, found};
     // The struct's own slots (its validity: a null row is null in every column), then the
     // column, whose slot for row i is the struct's offset + i.
     walk.add_level(data, 0, 0, data.length, 1, batch.n_children);
-    if (data.children[c] == nullptr) throw_array(detail::concat("the struct's child ", c, " is NULL"));
+    if (data.children[c] == nullptr) throw_array("the struct's child ", c, " is NULL");
     walk.run(*data.children[c], data.offset, data.length);
-    found.levels[0].inner = found.levels[1].inner;
     result.columns.push_back(build(type, found, cpu, KeepAlive(owner), options));
     result.names.push_back(std::move(name));
   }

@@ -235,6 +235,65 @@ BOOST_AUTO_TEST_CASE(fixed_shape_tensor_metadata_errors_name_the_numbers) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(fixed_shape_tensor_json_in_any_valid_form_reads_the_same) {
+  // Arrow's compact form and every other valid spelling of the same parameters: physical
+  // (2, 3), permutation [1, 0], so each row is (3, 2) with strides (1, 3).
+  const std::vector<float> values = iota_floats(12);
+  const std::vector<std::string> forms = {
+      R"({"shape":[2,3],"permutation":[1,0]})",
+      R"({"shape":[2,3],"permutation":[1,0],"dim_names":["H","W"]})",
+      "{ \"shape\" : [ 2 , 3 ] ,\n\t\"permutation\" : [1,0] }\r\n",
+      R"({"permutation":[1,0],"shape":[2,3]})",
+      R"({"shape":[2,3],"permutation":[1,0],"dim_names":["h\u00e9\"ight\\","w\/\n"]})",
+      "{\"shape\":[2,3],\"permutation\":[1,0],\"dim_names\":[\"h\xc3\xa9\",\"\xf0\x9f\x98\x80\"]}",
+      R"({"x":[true,false,null,-0,12.5e-3,1E+2,{"y":{}},[]],"shape":[2,3],"z":"","permutation":[1,0]})",
+  };
+  for (const std::string& json : forms) {
+    Producer p;
+    auto [array, schema] = tensor_array(p, values, 6, json);
+    zt::AnyTensor t = zt::from_arrow(array, schema);
+    BOOST_TEST_CONTEXT(json) {
+      BOOST_TEST(t.shape() == (zt::DynamicExtents{2, 3, 2}));
+      BOOST_TEST(t.strides() == (zt::DynamicExtents{6, 1, 3}));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(fixed_shape_tensor_json_is_strict) {
+  const std::vector<float> values = iota_floats(12);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"shape":[02,3]})", "\"shape\" must hold integers ≥ 0 without leading zeros (byte 10)"},
+      {R"({"shape":[2,3],})", "expected '\"' at byte 15"},
+      {R"({"shape":[2,3,]})", "\"shape\" must hold integers ≥ 0"},
+      {R"({"shape":[2,3]}})", "unexpected text at byte 15"},
+      {R"({"shape":[99999999999999999999,1]})", "a number in \"shape\" overflows int64"},
+      {R"({"shape":[2,3],"x":tru})", "malformed value at byte 19"},
+      {R"({"shape":[2,3],"x":-})", "malformed value at byte 19"},
+      {R"({"shape":[2,3],"x":1.})", "malformed value at byte 19"},
+      {R"({"shape":[2,3],"x":01})", "malformed value at byte 19"},
+      {R"({"shape":[2,3],"dim_names":["\q","b"]})", "invalid escape sequence in a string at byte 29"},
+      {R"({"shape":[2,3],"dim_names":["\u12g4","b"]})", "invalid escape sequence in a string at byte 29"},
+      {"{\"shape\":[2,3],\"dim_names\":[\"\xc0\x80\",\"b\"]}", "invalid UTF-8 in a string at byte 29"},
+      {"{\"shape\":[2,3],\"dim_names\":[\"\xed\xa0\x80\",\"b\"]}", "invalid UTF-8 in a string at byte 29"},
+      {"{\"shape\":[2,3],\"dim_names\":[\"a\tb\",\"c\"]}", "control character in a string at byte 30"},
+      {R"({"shape":[2,3],"dim_names":["a","b"],"dim_names":["a","b"]})", "\"dim_names\" appears twice"},
+      {R"({"shape":[2,3],"x":[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]})", "nested deeper than 16 levels"},
+      {R"({"shape":[2,3],"permutation":[1,0])", "expected '}' at byte 34"},
+      {R"({"shape":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,6]})",
+       "\"shape\" has more than 31 dimensions"},
+  };
+  for (const auto& [json, message] : cases) {
+    Producer p;
+    auto [array, schema] = tensor_array(p, values, 6, json);
+    BOOST_TEST_CONTEXT(json) {
+      BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(array, schema)), zt::ValueError,
+                            with_message<zt::ValueError>(message));
+    }
+    BOOST_TEST(p.array_releases == 1);
+    BOOST_TEST(p.schema_releases == 1);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(nulls_are_refused_or_filled_in_a_copy) {
   const std::vector<std::int64_t> values = {10, 20, 30, 40, 50};
   const std::uint8_t validity = 0b11101;  // slot 1 is null

@@ -4,6 +4,10 @@
 // counts). Buffers are as large as the array's own lengths say (the C interface carries no
 // buffer sizes, so that much a producer must get right); everything else may be wrong.
 // Every element of an imported tensor is read, and both releases must run exactly once.
+// The fixed_shape_tensor JSON reader is checked against nlohmann-json: a text from_arrow
+// accepted must be valid JSON.
+#include <nlohmann/json.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -46,6 +50,7 @@ struct Tree {
   std::deque<std::vector<const void*>> buffers;
   std::deque<std::vector<ar::Array*>> array_children;
   std::deque<std::vector<ar::Schema*>> schema_children;
+  std::vector<std::string> tensor_json;  ///< every arrow.fixed_shape_tensor parameter text
 
   static void release_array(ar::Array* a) {
     for (std::int64_t i = 0; i < a->n_children; ++i)
@@ -84,6 +89,7 @@ struct Tree {
                                                   std::to_string(in.byte() % 3) + "," + std::to_string(in.byte() % 3) +
                                                   "]}"}};
     }
+    if (pairs[0].second == "arrow.fixed_shape_tensor") tensor_json.push_back(pairs[1].second);
     std::string out;
     const auto put = [&out](std::int32_t n) { out.append(reinterpret_cast<const char*>(&n), 4); };
     put(std::int32_t(pairs.size()));
@@ -181,6 +187,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       for (const zt::AnyTensor& column : batch.columns) sink = sink + touch(column);
     } else {
       sink = touch(zt::from_arrow(array, schema, options));
+      // Imported: every schema of the tree was read (a fixed-size list has one child, a
+      // dictionary is refused), so every extension text was accepted.
+      for (const std::string& json : tree.tensor_json)
+        if (!nlohmann::json::accept(json)) std::abort();
     }
   } catch (const zt::Error&) {
   }
