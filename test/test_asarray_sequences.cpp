@@ -175,6 +175,15 @@ BOOST_AUTO_TEST_CASE(AA13_copy_false_refuses_a_sequence) {
   BOOST_CHECK_THROW((void)zt::asarray(nested, {.copy = false}), zt::ValueError);
 }
 
+BOOST_AUTO_TEST_CASE(a_ragged_list_is_refused_before_its_first_elements_lengths_are_allocated) {
+  // The first elements claim (2^20, 2^20) floats, 4 TiB (no machine has it: allocating
+  // first would be std::bad_alloc); the list holds 2^20 numbers.
+  std::vector<std::vector<float>> rows(1 << 20);
+  rows.front().resize(1 << 20, 1.0f);
+  BOOST_CHECK_EXCEPTION((void)zt::asarray(rows), zt::ValueError,
+                        with_message<zt::ValueError>("expected sequence of length 1048576 at dim 1 (got 0)"));
+}
+
 BOOST_AUTO_TEST_CASE(AA16_ragged_nesting) {
   BOOST_CHECK_EXCEPTION((void)zt::asarray({{1, 2}, {3}}), zt::ValueError,
                         with_message<zt::ValueError>("expected sequence of length 2 at dim 1 (got 1)"));

@@ -277,16 +277,17 @@ void infer_kinds(const Node& node, KindInference& inference) {
   else inference.add(node_scalar(node).kind());
 }
 
-/// recursive_store: checks every level against the shape while storing the numbers.
-template <class Node>
-void store_sequence(const Node& node, std::span<const index_t> shape, std::size_t dim, ScalarWriter& out) {
+/// recursive_store's walk: checks every level against the shape and calls `f` with each
+/// number, in C order.
+template <class Node, class F>
+void for_each_number(const Node& node, std::span<const index_t> shape, std::size_t dim, F&& f) {
   if (dim == shape.size()) {
     if (node_is_sequence(node)) throw_sequence_for_number(dim, node_length(node));
-    return out.store(node_scalar(node));
+    return f(node_scalar(node));
   }
   if (!node_is_sequence(node)) throw_not_a_sequence(shape[dim], dim);
   if (node_length(node) != shape[dim]) throw_ragged(shape[dim], dim, node_length(node));
-  for_each_element(node, [&](const auto& element) { store_sequence(element, shape, dim + 1, out); });
+  for_each_element(node, [&](const auto& element) { for_each_number(element, shape, dim + 1, f); });
 }
 
 template <class Node>
@@ -302,11 +303,15 @@ AnyTensor from_sequence(const Node& root, const AsArrayOptions& options) {
     infer_kinds(root, inference);
     dtype = inference.dtype();
   }
-  AnyTensor result = empty(extents, dtype);
   // As PyTorch, nothing is stored (or checked) when a length-0 level empties the tensor.
-  if (result.numel() > 0) {
+  const bool has_elements = std::ranges::find(extents, index_t{0}) == extents.end();
+  // The whole list is checked before memory is taken: a ragged list whose first elements
+  // are long would otherwise allocate the product of their lengths.
+  if (has_elements) for_each_number(root, extents, 0, [](const Scalar&) {});
+  AnyTensor result = empty(extents, dtype);
+  if (has_elements) {
     ScalarWriter writer(result);
-    store_sequence(root, extents, 0, writer);
+    for_each_number(root, extents, 0, [&](const Scalar& number) { writer.store(number); });
   }
   return apply_options(std::move(result), {.dtype = std::nullopt, .device = options.device, .copy = std::nullopt},
                        Origin::own);
