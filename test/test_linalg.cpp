@@ -31,11 +31,16 @@ constexpr bool both_strides_at_run_time =
 using View = zt::Tensor<float, 2>;
 static_assert(inner_stride_is_one<View::RowMajorMatrixMap> && View::RowMajorMatrixMap::IsRowMajor);
 static_assert(inner_stride_is_one<View::ColumnMajorMatrixMap> && !View::ColumnMajorMatrixMap::IsRowMajor);
-static_assert(both_strides_at_run_time<View::StridedMatrixMap>);
+static_assert(both_strides_at_run_time<View::StridedMatrixMap<Eigen::RowMajor>> &&
+              View::StridedMatrixMap<Eigen::RowMajor>::IsRowMajor);
+static_assert(both_strides_at_run_time<View::StridedMatrixMap<Eigen::ColMajor>> &&
+              !View::StridedMatrixMap<Eigen::ColMajor>::IsRowMajor);
+static_assert(std::is_same_v<decltype(std::declval<View>().strided_matrix()), View::StridedMatrixMap<Eigen::RowMajor>>);
 static_assert(View::VectorMap::InnerStrideAtCompileTime == 1 && View::VectorMap::ColsAtCompileTime == 1);
 static_assert(View::StridedVectorMap::InnerStrideAtCompileTime == Eigen::Dynamic);
-static_assert(std::is_same_v<View::AnyMatrixMap, std::variant<View::RowMajorMatrixMap, View::ColumnMajorMatrixMap,
-                                                              View::StridedMatrixMap>>);
+static_assert(std::is_same_v<View::AnyMatrixMap,
+                             std::variant<View::RowMajorMatrixMap, View::ColumnMajorMatrixMap,
+                                          View::StridedMatrixMap<Eigen::RowMajor>, View::StridedMatrixMap<Eigen::ColMajor>>>);
 static_assert(std::is_same_v<decltype(std::declval<View>().matrix()), View::AnyMatrixMap>);
 static_assert(std::is_same_v<decltype(std::declval<zt::Tensor<double>>().vector()), zt::Tensor<double>::VectorMap>);
 // Read-only views give maps of const matrices: their elements cannot be assigned.
@@ -44,7 +49,8 @@ static_assert(!std::is_assignable_v<decltype(std::declval<ConstView>().row_major
 static_assert(!std::is_assignable_v<decltype(std::declval<ConstView>().strided_matrix()(0, 0)), float>);
 static_assert(!std::is_assignable_v<decltype(std::declval<zt::Tensor<const float, 1>>().vector()(0)), float>);
 
-enum Layout : std::size_t { row_major = 0, column_major = 1, strided = 2 };
+/// The alternatives of AnyMatrixMap, in order.
+enum Layout : std::size_t { row_major, column_major, row_major_strided, column_major_strided };
 
 /// Each element through the view's own indexing: what every map must agree with.
 template <class T>
@@ -77,6 +83,7 @@ void check_layout(zt::index_t rows, zt::index_t cols, zt::index_t row_stride, zt
         },
         map);
     BOOST_TEST((t.strided_matrix() == elementwise(t)));
+    BOOST_TEST((t.strided_matrix<Eigen::ColMajor>() == elementwise(t)));
   }
 }
 
@@ -93,11 +100,13 @@ BOOST_AUTO_TEST_CASE(matrix_picks_row_major_then_column_major_then_strided) {
   check_layout(3, 4, 1, 3, p, column_major);      // Fortran order
   check_layout(4, 3, 1, 4, p, column_major);      // a C-order 3x4 transposed
   check_layout(3, 4, 1, 5, p, column_major);      // columns padded apart
-  check_layout(3, 4, 8, 2, p, strided);           // every other column
-  check_layout(3, 4, 2, 6, p, strided);           // every other row of a Fortran matrix
-  check_layout(3, 4, -4, 1, p + 8, strided);      // rows flipped
-  check_layout(3, 4, 0, 1, p, strided);           // broadcast rows
-  check_layout(3, 4, 2, 1, p, strided);           // rows overlap
+  // Otherwise both strides at run time, stored along the smaller one.
+  check_layout(3, 4, 8, 2, p, row_major_strided);      // every other column
+  check_layout(3, 4, 2, 6, p, column_major_strided);   // every other row of a Fortran matrix
+  check_layout(3, 4, -4, 1, p + 8, row_major_strided); // rows flipped
+  check_layout(3, 4, 1, -3, p + 9, column_major_strided);  // columns flipped
+  check_layout(3, 4, 0, 1, p, column_major_strided);   // broadcast rows
+  check_layout(3, 4, 2, 1, p, row_major_strided);      // rows overlap
   // The stride of an extent-1 dimension never matters, and C order wins a tie.
   check_layout(1, 4, 99, 1, p, row_major);
   check_layout(3, 1, 1, 99, p, row_major);
@@ -170,14 +179,18 @@ BOOST_AUTO_TEST_CASE(gemv_and_gemm_agree_with_plain_maps_in_c_and_fortran_order)
   check_products<double>(true);
 }
 
-BOOST_AUTO_TEST_CASE(non_contiguous_views_fall_back_to_the_strided_map) {
+BOOST_AUTO_TEST_CASE(non_contiguous_views_fall_back_to_the_strided_maps) {
   std::vector<double> storage = ramp<double>(6 * 8);
   const zt::Tensor<double, 2> every_other_column(storage.data(), {6, 4}, {8, 2});
-  BOOST_TEST(every_other_column.matrix().index() == std::size_t(strided));
-  const Eigen::Vector4d x(1, -1, 2, 0.5);
-  Eigen::VectorXd y;
-  std::visit([&](const auto& m) { y.noalias() = m * x; }, every_other_column.matrix());
-  BOOST_TEST(y.isApprox(elementwise(every_other_column) * x));
+  const zt::Tensor<double, 2> every_other_fortran_row(storage.data(), {4, 6}, {2, 8});
+  BOOST_TEST(every_other_column.matrix().index() == std::size_t(row_major_strided));
+  BOOST_TEST(every_other_fortran_row.matrix().index() == std::size_t(column_major_strided));
+  for (const auto& view : {every_other_column, every_other_fortran_row}) {
+    const Eigen::VectorXd x = Eigen::VectorXd::LinSpaced(view.size(1), -1.0, 2.0);
+    Eigen::VectorXd y;
+    std::visit([&](const auto& m) { y.noalias() = m * x; }, view.matrix());
+    BOOST_TEST(y.isApprox(elementwise(view) * x));
+  }
   // Writes through the strided map reach the viewed elements only.
   every_other_column.strided_matrix().col(3).setConstant(42.0);
   BOOST_TEST(storage[6] == 42.0);
@@ -223,6 +236,7 @@ namespace {
 const void* read_matrix(const Eigen::Ref<const Eigen::MatrixXf>& m) { return m.data(); }
 const void* read_row_major(const Eigen::Ref<const RowMatrixXf>& m) { return m.data(); }
 const void* read_strided(const Eigen::Ref<const Eigen::MatrixXf, 0, DynamicStride>& m) { return m.data(); }
+const void* read_row_major_strided(const Eigen::Ref<const RowMatrixXf, 0, DynamicStride>& m) { return m.data(); }
 const void* read_vector(const Eigen::Ref<const Eigen::VectorXf>& v) { return v.data(); }
 const void* read_strided_vector(const Eigen::Ref<const Eigen::VectorXf, 0, Eigen::InnerStride<>>& v) { return v.data(); }
 void scale_matrix(Eigen::Ref<Eigen::MatrixXf> m) { m *= 2.0f; }
@@ -243,11 +257,14 @@ BOOST_AUTO_TEST_CASE(ref_parameters_bind_without_a_copy_where_the_layout_allows)
   BOOST_TEST(read_matrix(padded_columns.column_major_matrix()) == start);
   BOOST_TEST(read_row_major(c_order.row_major_matrix()) == start);
   BOOST_TEST(read_matrix(c_order.row_major_matrix().transpose()) == start);  // W^T of a C-order W
-  BOOST_TEST(read_strided(every_other.strided_matrix()) == start);
+  BOOST_TEST(read_strided(every_other.strided_matrix<Eigen::ColMajor>()) == start);
   BOOST_TEST(read_strided(fortran.column_major_matrix()) == start);
+  BOOST_TEST(read_row_major_strided(every_other.strided_matrix()) == start);
+  BOOST_TEST(read_row_major_strided(c_order.row_major_matrix()) == start);
   // Another storage order, or a run-time inner stride other than 1: a const Ref copies.
   BOOST_TEST(read_matrix(c_order.row_major_matrix()) != start);
   BOOST_TEST(read_matrix(every_other.strided_matrix()) != start);
+  BOOST_TEST(read_strided(every_other.strided_matrix()) != start);
   BOOST_TEST(read_row_major(fortran.column_major_matrix()) != start);
 
   const zt::Tensor<float, 1> contiguous(storage.data(), {24}, {1});

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <cstdlib>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -111,16 +112,17 @@ class Tensor {
                                       Eigen::Unaligned, Eigen::InnerStride<>>;
   /// Rank 2: C order (rows of unit stride) and Fortran order (columns of unit stride) keep
   /// the inner stride 1 at compile time, which Eigen's GEMV/GEMM kernels need; any other
-  /// layout is a map with both strides at run time.
-  using RowMajorMatrixMap =
-      Eigen::Map<MapTarget<Eigen::Matrix<value_type, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>,
-                 Eigen::Unaligned, Eigen::OuterStride<>>;
-  using ColumnMajorMatrixMap = Eigen::Map<MapTarget<Eigen::Matrix<value_type, Eigen::Dynamic, Eigen::Dynamic>>,
-                                          Eigen::Unaligned, Eigen::OuterStride<>>;
-  using StridedMatrixMap = Eigen::Map<MapTarget<Eigen::Matrix<value_type, Eigen::Dynamic, Eigen::Dynamic>>,
-                                      Eigen::Unaligned, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
-  /// What matrix() returns: the first of the three maps that the strides allow.
-  using AnyMatrixMap = std::variant<RowMajorMatrixMap, ColumnMajorMatrixMap, StridedMatrixMap>;
+  /// layout is a map with both strides at run time, in either storage order.
+  template <int StorageOrder, class Stride>
+  using MatrixMapOf = Eigen::Map<MapTarget<Eigen::Matrix<value_type, Eigen::Dynamic, Eigen::Dynamic, StorageOrder>>,
+                                 Eigen::Unaligned, Stride>;
+  using RowMajorMatrixMap = MatrixMapOf<Eigen::RowMajor, Eigen::OuterStride<>>;
+  using ColumnMajorMatrixMap = MatrixMapOf<Eigen::ColMajor, Eigen::OuterStride<>>;
+  template <int StorageOrder = Eigen::RowMajor>
+  using StridedMatrixMap = MatrixMapOf<StorageOrder, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
+  /// What matrix() returns: the first of these maps that the strides allow.
+  using AnyMatrixMap = std::variant<RowMajorMatrixMap, ColumnMajorMatrixMap, StridedMatrixMap<Eigen::RowMajor>,
+                                    StridedMatrixMap<Eigen::ColMajor>>;
 
   /// A view over memory the caller vouches for: `shape` and `strides` (in elements) must
   /// stay inside it and `owner` (empty: borrowed) must keep it alive. The constructor
@@ -230,7 +232,8 @@ class Tensor {
 
   /// A rank-2 tensor as the Eigen map its strides allow, in this order of preference:
   /// row-major (C order), column-major (Fortran order: Eigen's own matrices, transposed C
-  /// views), else both strides at run time. Visit it so the product compiles for each:
+  /// views), else both strides at run time, stored along the smaller stride so that
+  /// Eigen's loops walk memory in order. Visit it so the product compiles for each:
   /// `std::visit([&](const auto& w) { y.noalias() = w * x; }, t.matrix());`
   [[nodiscard]] AnyMatrixMap matrix() const {
     static_assert(rank_may_be(2), "zt::Tensor::matrix(): an Eigen matrix needs a rank-2 tensor; use vector() "
@@ -238,7 +241,8 @@ class Tensor {
     require_host_rank("matrix()", 2);
     if (rows_have_unit_stride()) return unchecked_row_major();
     if (columns_have_unit_stride()) return unchecked_column_major();
-    return unchecked_strided();
+    if (std::abs(strides_[1]) <= std::abs(strides_[0])) return unchecked_strided<Eigen::RowMajor>();
+    return unchecked_strided<Eigen::ColMajor>();
   }
 
   /// matrix() when the layout is known to be row-major: ValueError unless each row has
@@ -262,12 +266,13 @@ class Tensor {
     return unchecked_column_major();
   }
 
-  /// Any rank-2 tensor with both strides at run time: every layout, without Eigen's
-  /// vectorised kernels.
-  [[nodiscard]] StridedMatrixMap strided_matrix() const {
+  /// Any rank-2 tensor with both strides at run time, in the storage order asked for:
+  /// every layout, without Eigen's vectorised kernels.
+  template <int StorageOrder = Eigen::RowMajor>
+  [[nodiscard]] StridedMatrixMap<StorageOrder> strided_matrix() const {
     static_assert(rank_may_be(2), "zt::Tensor::strided_matrix(): an Eigen matrix needs a rank-2 tensor.");
     require_host_rank("strided_matrix()", 2);
-    return unchecked_strided();
+    return unchecked_strided<StorageOrder>();
   }
 
   /// A contiguous tensor as a row-major Eigen::TensorMap of rank `TensorRank`: the static
@@ -325,9 +330,12 @@ class Tensor {
     return ColumnMajorMatrixMap(data_, shape_[0], shape_[1],
                                 Eigen::OuterStride<>(detail::packed_outer_stride(shape_[0], shape_[1], strides_[1])));
   }
-  [[nodiscard]] StridedMatrixMap unchecked_strided() const noexcept {
-    return StridedMatrixMap(data_, shape_[0], shape_[1],
-                            Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(strides_[1], strides_[0]));
+  template <int StorageOrder>
+  [[nodiscard]] StridedMatrixMap<StorageOrder> unchecked_strided() const noexcept {
+    constexpr bool row_major = StorageOrder == Eigen::RowMajor;
+    return StridedMatrixMap<StorageOrder>(data_, shape_[0], shape_[1],
+                                          Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(
+                                              strides_[row_major ? 0 : 1], strides_[row_major ? 1 : 0]));
   }
 
   T* data_;
