@@ -2,10 +2,10 @@
 // (GEMM, 512 x 512), float and double, W in C order and in Fortran order, each through
 // `std::visit(..., view.matrix())` against a plain Eigen::Map of the storage order over the
 // same memory. Then the same GEMV with W loaded by load_npy (C and Fortran order) and
-// load_safetensors, against a plain Map over the mapping; and the strided fall-back (every
-// other column) against a plain Map with the same two run-time strides.
+// load_safetensors, against a plain Map over the mapping; and the strided fall-backs (every
+// other column of a C-order matrix, every other row of a Fortran one) against plain Maps
+// with the same two run-time strides.
 #include <benchmark/benchmark.h>
-
 #include <stdlib.h>
 
 #include <filesystem>
@@ -149,25 +149,33 @@ void register_loaded_gemv() {
   std::filesystem::remove_all(directory);
 }
 
-/// Every other column of a C-order matrix: no unit stride, so both sides run Eigen's
-/// strided kernels; the floor is a plain Map with the same two run-time strides.
+/// A view with no unit stride: both sides run Eigen's strided loops. `strides` step over
+/// every other column of a C-order matrix (walked by rows) or every other row of a Fortran
+/// one (walked by columns); the floor is a plain Map in that storage order with the same
+/// two run-time strides.
 struct StridedGemv {
-  std::vector<float> values = std::vector<float>(std::size_t(gemv_size * 2 * gemv_size), 0.5f);
-  zt::Tensor<const float, 2> view{values.data(), {gemv_size, gemv_size}, {2 * gemv_size, 2}};
+  std::vector<float> values = random_values<float>(2 * gemv_size * gemv_size);
+  zt::Tensor<const float, 2> view;
   Vector<float> rhs = Vector<float>::Random(gemv_size);
   Vector<float> out;
+
+  explicit StridedGemv(zt::Extents<2> strides) : view(values.data(), {gemv_size, gemv_size}, strides) {}
 };
 
-void register_strided_gemv() {
-  auto p = std::make_shared<StridedGemv>();
-  const std::string subject = "BM_zt_gemv_float_every_other_column", floor = "BM_plain_strided_map_gemv_float_every_other_column";
+template <int StorageOrder>
+void register_strided_gemv(const std::string& name, zt::Extents<2> strides) {
+  auto p = std::make_shared<StridedGemv>(strides);
+  const std::string subject = "BM_zt_gemv_float_" + name, floor = "BM_plain_strided_map_gemv_float_" + name;
   benchmark::RegisterBenchmark(subject.c_str(), [p](benchmark::State& state) {
     run_product(state, *p, through_zerotensor(p->view));
   })->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark(floor.c_str(), [p](benchmark::State& state) {
+    constexpr bool row_major = StorageOrder == Eigen::RowMajor;
+    const Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic> stride(p->view.stride(row_major ? 0 : 1),
+                                                               p->view.stride(row_major ? 1 : 0));
     run_product(state, *p, [&](const auto& multiply) {
-      using Strided = PlainMap<float, Eigen::RowMajor, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
-      multiply(Strided(p->view.data(), gemv_size, gemv_size, {p->view.stride(0), p->view.stride(1)}));
+      multiply(PlainMap<float, StorageOrder, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>(
+          p->view.data(), gemv_size, gemv_size, stride));
     });
   })->Unit(benchmark::kMillisecond);
   comparisons.push_back({subject, floor});
@@ -179,6 +187,7 @@ int main(int argc, char** argv) {
   register_products<float>("float");
   register_products<double>("double");
   register_loaded_gemv();
-  register_strided_gemv();
+  register_strided_gemv<Eigen::RowMajor>("every_other_column", {2 * gemv_size, 2});
+  register_strided_gemv<Eigen::ColMajor>("every_other_fortran_row", {2, 2 * gemv_size});
   return zt_bench::run(argc, argv, comparisons);
 }

@@ -64,7 +64,8 @@ void tour_views() {
             << transposed.column_major_matrix().col(0).transpose() << '\n';
   // matrix() picks the map of the layout at run time; the product compiles for each.
   const Eigen::Vector3f ones = Eigen::Vector3f::Ones();
-  std::visit([&](const auto& m) { std::cout << "matrix() * ones: " << (m * ones).transpose() << '\n'; }, transposed.matrix());
+  std::visit([&](const auto& m) { std::cout << "matrix() * ones: " << (m * ones).transpose() << '\n'; },
+             transposed.matrix());
   Eigen::Tensor<float, 1, Eigen::RowMajor> per_row = rows.tensor().sum(Eigen::array<int, 1>{1});
   std::cout << "tensor().sum over dim 1: " << per_row(0) << ' ' << per_row(1) << ' ' << per_row(2) << '\n';
 

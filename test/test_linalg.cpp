@@ -2,7 +2,6 @@
 // compile time), products against plain Eigen::Maps over the same memory, the strided
 // fall-back, and Eigen::Ref parameters bound without a copy where the layouts allow.
 #include <boost/test/unit_test.hpp>
-
 #include <numeric>
 #include <type_traits>
 #include <variant>
@@ -23,10 +22,11 @@ using DynamicStride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
 
 /// The map types of a view, named by their compile-time stride properties.
 template <class Map>
-constexpr bool inner_stride_is_one = Map::InnerStrideAtCompileTime == 1 && Map::OuterStrideAtCompileTime == Eigen::Dynamic;
+constexpr bool inner_stride_is_one =
+    Map::InnerStrideAtCompileTime == 1 && Map::OuterStrideAtCompileTime == Eigen::Dynamic;
 template <class Map>
 constexpr bool both_strides_at_run_time =
-    Map::InnerStrideAtCompileTime == Eigen::Dynamic && Map::OuterStrideAtCompileTime == Eigen::Dynamic;
+    Map::InnerStrideAtCompileTime == Eigen::Dynamic&& Map::OuterStrideAtCompileTime == Eigen::Dynamic;
 
 using View = zt::Tensor<float, 2>;
 static_assert(inner_stride_is_one<View::RowMajorMatrixMap> && View::RowMajorMatrixMap::IsRowMajor);
@@ -38,9 +38,10 @@ static_assert(both_strides_at_run_time<View::StridedMatrixMap<Eigen::ColMajor>> 
 static_assert(std::is_same_v<decltype(std::declval<View>().strided_matrix()), View::StridedMatrixMap<Eigen::RowMajor>>);
 static_assert(View::VectorMap::InnerStrideAtCompileTime == 1 && View::VectorMap::ColsAtCompileTime == 1);
 static_assert(View::StridedVectorMap::InnerStrideAtCompileTime == Eigen::Dynamic);
-static_assert(std::is_same_v<View::AnyMatrixMap,
-                             std::variant<View::RowMajorMatrixMap, View::ColumnMajorMatrixMap,
-                                          View::StridedMatrixMap<Eigen::RowMajor>, View::StridedMatrixMap<Eigen::ColMajor>>>);
+static_assert(
+    std::is_same_v<View::AnyMatrixMap,
+                   std::variant<View::RowMajorMatrixMap, View::ColumnMajorMatrixMap,
+                                View::StridedMatrixMap<Eigen::RowMajor>, View::StridedMatrixMap<Eigen::ColMajor>>>);
 static_assert(std::is_same_v<decltype(std::declval<View>().matrix()), View::AnyMatrixMap>);
 static_assert(std::is_same_v<decltype(std::declval<zt::Tensor<double>>().vector()), zt::Tensor<double>::VectorMap>);
 // Read-only views give maps of const matrices: their elements cannot be assigned.
@@ -95,18 +96,18 @@ BOOST_AUTO_TEST_CASE(matrix_picks_row_major_then_column_major_then_strided) {
   std::vector<float> s(64);
   std::iota(s.begin(), s.end(), 0.0f);
   float* p = s.data();
-  check_layout(3, 4, 4, 1, p, row_major);         // C order
-  check_layout(3, 4, 6, 1, p, row_major);         // rows padded apart (a column slice)
-  check_layout(3, 4, 1, 3, p, column_major);      // Fortran order
-  check_layout(4, 3, 1, 4, p, column_major);      // a C-order 3x4 transposed
-  check_layout(3, 4, 1, 5, p, column_major);      // columns padded apart
+  check_layout(3, 4, 4, 1, p, row_major);     // C order
+  check_layout(3, 4, 6, 1, p, row_major);     // rows padded apart (a column slice)
+  check_layout(3, 4, 1, 3, p, column_major);  // Fortran order
+  check_layout(4, 3, 1, 4, p, column_major);  // a C-order 3x4 transposed
+  check_layout(3, 4, 1, 5, p, column_major);  // columns padded apart
   // Otherwise both strides at run time, stored along the smaller one.
-  check_layout(3, 4, 8, 2, p, row_major_strided);      // every other column
-  check_layout(3, 4, 2, 6, p, column_major_strided);   // every other row of a Fortran matrix
-  check_layout(3, 4, -4, 1, p + 8, row_major_strided); // rows flipped
+  check_layout(3, 4, 8, 2, p, row_major_strided);          // every other column
+  check_layout(3, 4, 2, 6, p, column_major_strided);       // every other row of a Fortran matrix
+  check_layout(3, 4, -4, 1, p + 8, row_major_strided);     // rows flipped
   check_layout(3, 4, 1, -3, p + 9, column_major_strided);  // columns flipped
-  check_layout(3, 4, 0, 1, p, column_major_strided);   // broadcast rows
-  check_layout(3, 4, 2, 1, p, row_major_strided);      // rows overlap
+  check_layout(3, 4, 0, 1, p, column_major_strided);       // broadcast rows
+  check_layout(3, 4, 2, 1, p, row_major_strided);          // rows overlap
   // The stride of an extent-1 dimension never matters, and C order wins a tie.
   check_layout(1, 4, 99, 1, p, row_major);
   check_layout(3, 1, 1, 99, p, row_major);
@@ -153,10 +154,12 @@ void check_products(bool fortran_order) {
   using Vector = Eigen::Matrix<T, Eigen::Dynamic, 1>;
   const zt::index_t rows = 37, cols = 29;  // not multiples of a packet: the kernels' tails run too
   std::vector<T> storage = ramp<T>(std::size_t(rows * cols));
-  const zt::Tensor<const T, 2> w(storage.data(), {rows, cols}, fortran_order ? zt::Extents<2>{1, rows} : zt::Extents<2>{cols, 1});
-  const Matrix plain = fortran_order ? Matrix(Eigen::Map<const Matrix>(storage.data(), rows, cols))
-                                     : Matrix(Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-                                           storage.data(), rows, cols));
+  const zt::Tensor<const T, 2> w(storage.data(), {rows, cols},
+                                 fortran_order ? zt::Extents<2>{1, rows} : zt::Extents<2>{cols, 1});
+  const Matrix plain = fortran_order
+                           ? Matrix(Eigen::Map<const Matrix>(storage.data(), rows, cols))
+                           : Matrix(Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+                                 storage.data(), rows, cols));
   const Vector x = Vector::LinSpaced(cols, T(-2), T(2));
   const Matrix b = Matrix::Ones(cols, 11) * T(0.5);
   Vector y;
@@ -196,11 +199,13 @@ BOOST_AUTO_TEST_CASE(non_contiguous_views_fall_back_to_the_strided_maps) {
   BOOST_TEST(storage[6] == 42.0);
   BOOST_TEST(storage[7] != 42.0);
   BOOST_CHECK_EXCEPTION((void)every_other_column.row_major_matrix(), zt::ValueError, [](const zt::ValueError& e) {
-    return message_has(e, "row_major_matrix(): expected rows of unit stride (C order); got shape (6, 4), strides (8, 2)");
+    return message_has(e,
+                       "row_major_matrix(): expected rows of unit stride (C order); got shape (6, 4), strides (8, 2)");
   });
   BOOST_CHECK_EXCEPTION((void)every_other_column.column_major_matrix(), zt::ValueError, [](const zt::ValueError& e) {
-    return message_has(e, "column_major_matrix(): expected columns of unit stride (Fortran order); got shape (6, 4), "
-                          "strides (8, 2)");
+    return message_has(e,
+                       "column_major_matrix(): expected columns of unit stride (Fortran order); got shape (6, 4), "
+                       "strides (8, 2)");
   });
   const zt::Tensor<double, 2> c_order(storage.data(), {6, 8}, {8, 1});
   BOOST_CHECK_THROW((void)c_order.column_major_matrix(), zt::ValueError);
@@ -219,11 +224,13 @@ BOOST_AUTO_TEST_CASE(vectors_are_contiguous_or_strided) {
     return message_has(e, "vector(): expected a C-contiguous tensor; got shape (3,), strides (2,)");
   });
   const zt::Tensor<float> matrix(storage.data(), {2, 3}, {3, 1});
-  BOOST_CHECK_EXCEPTION((void)matrix.vector(), zt::ValueError,
-                        [](const zt::ValueError& e) { return message_has(e, "vector(): expected rank 1; got rank 2"); });
+  BOOST_CHECK_EXCEPTION((void)matrix.vector(), zt::ValueError, [](const zt::ValueError& e) {
+    return message_has(e, "vector(): expected rank 1; got rank 2");
+  });
   const zt::Tensor<float> vector(storage.data(), {6}, {1});
-  BOOST_CHECK_EXCEPTION((void)vector.matrix(), zt::ValueError,
-                        [](const zt::ValueError& e) { return message_has(e, "matrix(): expected rank 2; got rank 1"); });
+  BOOST_CHECK_EXCEPTION((void)vector.matrix(), zt::ValueError, [](const zt::ValueError& e) {
+    return message_has(e, "matrix(): expected rank 2; got rank 1");
+  });
   BOOST_CHECK_THROW((void)vector.row_major_matrix(), zt::ValueError);
   BOOST_CHECK_THROW((void)vector.strided_matrix(), zt::ValueError);
   const zt::Tensor<float, 1> on_gpu(storage.data(), {6}, {1}, {}, zt::cuda(0));
@@ -238,7 +245,9 @@ const void* read_row_major(const Eigen::Ref<const RowMatrixXf>& m) { return m.da
 const void* read_strided(const Eigen::Ref<const Eigen::MatrixXf, 0, DynamicStride>& m) { return m.data(); }
 const void* read_row_major_strided(const Eigen::Ref<const RowMatrixXf, 0, DynamicStride>& m) { return m.data(); }
 const void* read_vector(const Eigen::Ref<const Eigen::VectorXf>& v) { return v.data(); }
-const void* read_strided_vector(const Eigen::Ref<const Eigen::VectorXf, 0, Eigen::InnerStride<>>& v) { return v.data(); }
+const void* read_strided_vector(const Eigen::Ref<const Eigen::VectorXf, 0, Eigen::InnerStride<>>& v) {
+  return v.data();
+}
 void scale_matrix(Eigen::Ref<Eigen::MatrixXf> m) { m *= 2.0f; }
 void scale_row_major(Eigen::Ref<RowMatrixXf> m) { m *= 2.0f; }
 void scale_vector(Eigen::Ref<Eigen::VectorXf> v) { v *= 2.0f; }
