@@ -5,6 +5,7 @@
 #include <complex>
 #include <iostream>
 #include <numeric>
+#include <variant>
 #include <vector>
 
 #include "zerotensor/eigen_tensor.hpp"
@@ -57,9 +58,14 @@ void tour_views() {
   std::vector<float> storage(12);
   std::iota(storage.begin(), storage.end(), 1.0f);
   zt::Tensor<float, 2> rows(storage.data(), {3, 4}, {4, 1});
-  std::cout << "3x4 row-major matrix() row sums: " << rows.matrix().rowwise().sum().transpose() << '\n';
+  std::cout << "3x4 row_major_matrix() row sums: " << rows.row_major_matrix().rowwise().sum().transpose() << '\n';
   zt::Tensor<float, 2> transposed(storage.data(), {4, 3}, {1, 4});
-  std::cout << "its transpose through strides (1, 4), column 0: " << transposed.matrix().col(0).transpose() << '\n';
+  std::cout << "its transpose through strides (1, 4) is column-major, column 0: "
+            << transposed.column_major_matrix().col(0).transpose() << '\n';
+  // matrix() picks the map of the layout at run time; the product compiles for each.
+  const Eigen::Vector3f ones = Eigen::Vector3f::Ones();
+  std::visit([&](const auto& m) { std::cout << "matrix() * ones: " << (m * ones).transpose() << '\n'; },
+             transposed.matrix());
   Eigen::Tensor<float, 1, Eigen::RowMajor> per_row = rows.tensor().sum(Eigen::array<int, 1>{1});
   std::cout << "tensor().sum over dim 1: " << per_row(0) << ' ' << per_row(1) << ' ' << per_row(2) << '\n';
 

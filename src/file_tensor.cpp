@@ -43,6 +43,14 @@ std::string copy_reason(const std::byte* source, const StoredTensor& stored, ind
 
 }  // namespace
 
+void refuse_zip_archive(std::span<const std::byte> file, std::string_view format, std::string_view description) {
+  // A local file header starts every archive with members; an empty archive is only its end record.
+  constexpr std::string_view local_file_header("PK\x03\x04", 4), empty_archive("PK\x05\x06", 4);
+  const std::string_view start(reinterpret_cast<const char*>(file.data()), std::min<std::size_t>(file.size(), 4));
+  if (start == local_file_header || start == empty_archive)
+    throw ValueError(concat(description, ": is a zip archive (torch.save, np.savez), not a ", format, " file"));
+}
+
 MapAccess mapping_access(const LoadOptions& options) {
   if (options.copy.value_or(false)) {
     if (options.access == MapAccess::shared)

@@ -2,6 +2,8 @@
 // view into the mapping or, where it must, a copy — as LoadOptions say.
 #pragma once
 
+#include <cstddef>
+#include <span>
 #include <string_view>
 
 #include "zerotensor/any_tensor.hpp"
@@ -24,6 +26,11 @@ struct StoredTensor {
 /// ("tensor 'w' in <file>") starts every error message.
 AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, const LoadOptions& options,
                              std::string_view description);
+
+/// ValueError when `file` starts like a zip archive: torch.save and np.savez write zip
+/// archives, which reach the loaders by mistake and would otherwise fail on a nonsensical
+/// header. `format` (".npy") is what the loader reads.
+void refuse_zip_archive(std::span<const std::byte> file, std::string_view format, std::string_view description);
 
 /// The access to map a file with for `options`: copies only read, so copy = true maps read-only.
 MapAccess mapping_access(const LoadOptions& options);

@@ -176,6 +176,7 @@ const unsigned char* as_uchars(const std::byte* bytes) { return reinterpret_cast
 
 /// The preamble's version and header length; returns the header text and the data offset.
 std::pair<std::string_view, std::size_t> locate_header(std::span<const std::byte> file, std::string_view description) {
+  detail::refuse_zip_archive(file, ".npy", description);
   if (file.size() < version_1_preamble)
     throw ValueError(concat(description, ": truncated: ", file.size(), " bytes is too short for the ",
                             version_1_preamble, "-byte .npy preamble"));

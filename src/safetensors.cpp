@@ -162,6 +162,7 @@ class HeaderReader {
 };
 
 std::uint64_t read_header_length(std::span<const std::byte> file, std::string_view description) {
+  detail::refuse_zip_archive(file, ".safetensors", description);
   if (file.size() < length_field)
     throw ValueError(concat(description, ": truncated: ", file.size(), " bytes is too short for the ",
                             length_field, "-byte header length"));

@@ -20,8 +20,13 @@ void throw_rank_mismatch(const char* operation, std::size_t expected, std::size_
 
 void throw_not_contiguous(const char* operation, std::span<const index_t> shape,
                           std::span<const index_t> strides) {
-  throw ValueError(concat(operation, ": expected a C-contiguous tensor; got shape ", shape_string(shape),
-                          ", strides ", shape_string(strides)));
+  throw_layout_mismatch(operation, "a C-contiguous tensor", shape, strides);
+}
+
+void throw_layout_mismatch(const char* operation, const char* expected, std::span<const index_t> shape,
+                           std::span<const index_t> strides) {
+  throw ValueError(concat(operation, ": expected ", expected, "; got shape ", shape_string(shape), ", strides ",
+                          shape_string(strides)));
 }
 
 void throw_index_out_of_range(index_t index, std::size_t dim, index_t extent) {

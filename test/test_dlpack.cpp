@@ -351,7 +351,7 @@ BOOST_AUTO_TEST_CASE(DL07_DL40_transposed_and_fortran_strides_are_kept) {
   zt::AnyTensor t = zt::from_dlpack(legacy({.data = a, .shape = {3, 2}, .strides = {{1, 3}}, .code = 0, .bits = 64}, calls));
   BOOST_TEST(t.strides() == Shape({1, 3}));
   BOOST_TEST(values_of(t) == std::vector<std::int64_t>({0, 3, 1, 4, 2, 5}));
-  BOOST_TEST((t.as<std::int64_t, 2>().matrix()(2, 1) == 5));
+  BOOST_TEST((t.as<std::int64_t, 2>().column_major_matrix()(2, 1) == 5));
 }
 
 BOOST_AUTO_TEST_CASE(DL08_complex64_values) {
@@ -814,7 +814,7 @@ BOOST_AUTO_TEST_CASE(negative_strides_are_kept) {
   zt::AnyTensor flipped = zt::from_dlpack(
       legacy({.data = m, .shape = {2, 2}, .strides = {{-3, -2}}, .code = 0, .bits = 32, .byte_offset = 20}, calls));
   BOOST_TEST(values_of(flipped) == std::vector<std::int64_t>({5, 3, 2, 0}));
-  BOOST_TEST((flipped.as<std::int32_t, 2>().matrix()(1, 0) == 2));
+  BOOST_TEST((flipped.as<std::int32_t, 2>().strided_matrix()(1, 0) == 2));
   // Exported again, they stay as they are.
   dl::ManagedTensor* exported = zt::to_dlpack_legacy(flipped);
   BOOST_TEST(exported->dl_tensor.strides[0] == -3);

@@ -113,7 +113,7 @@ BOOST_AUTO_TEST_CASE(c_order_gives_row_major_strides) {
   BOOST_TEST(t.shape() == (std::array<zt::index_t, 2>{2, 3}));
   BOOST_TEST(t.strides() == (std::array<zt::index_t, 2>{3, 1}));
   BOOST_TEST(t(1, 2) == 5.0f);
-  BOOST_TEST(t.matrix()(1, 0) == 3.0f);
+  BOOST_TEST(t.row_major_matrix()(1, 0) == 3.0f);
 }
 
 BOOST_AUTO_TEST_CASE(fortran_order_gives_column_major_strides_without_a_copy) {
@@ -125,7 +125,7 @@ BOOST_AUTO_TEST_CASE(fortran_order_gives_column_major_strides_without_a_copy) {
   BOOST_TEST(!t.is_contiguous());
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 3; ++j) BOOST_TEST(t(i, j) == double(i * 3 + j));
-  BOOST_TEST(t.matrix().sum() == 15.0);
+  BOOST_TEST(t.column_major_matrix().sum() == 15.0);
 }
 
 BOOST_AUTO_TEST_CASE(big_endian_data_is_copied_byte_swapped) {
@@ -244,7 +244,11 @@ BOOST_AUTO_TEST_CASE(malformed_files_are_value_errors_naming_what_is_wrong) {
   const std::string eight(8, '\0');
   check_malformed("", "truncated: 0 bytes is too short for the 10-byte .npy preamble");
   check_malformed("\x93NUMP", "truncated: 5 bytes is too short for the 10-byte .npy preamble");
-  check_malformed("PK\x03\x04zipfile...", "not a .npy file (the magic string \\x93NUMPY is missing)");
+  check_malformed("GIF89a, no .npy", "not a .npy file (the magic string \\x93NUMPY is missing)");
+  // np.savez (.npz) and torch.save write zip archives: a member, and an archive with none.
+  const std::string zip = "is a zip archive (torch.save, np.savez), not a .npy file";
+  check_malformed(std::string("PK\x03\x04\x14\x00\x00\x00" "arr_0.npy", 17), zip);
+  check_malformed(std::string("PK\x05\x06") + std::string(18, '\0'), zip);
   std::string v4 = npy_bytes(good, eight);
   v4[6] = 4;
   check_malformed(v4, "unsupported .npy format version 4.0 (1.0, 2.0 and 3.0 are known)");

@@ -160,6 +160,11 @@ BOOST_AUTO_TEST_CASE(malformed_files_are_value_errors_naming_what_is_wrong) {
   const std::string eight(8, '\0');
   check_malformed("", "truncated: 0 bytes is too short for the 8-byte header length");
   check_malformed(std::string("\x05\x00\x00", 3), "truncated: 3 bytes is too short for the 8-byte header length");
+  // torch.save and np.savez write zip archives; read as a length, "PK\3\4..." is 578712552184433488 bytes.
+  check_malformed(std::string("PK\x03\x04\x00\x00\x08\x08" "data.pkl", 16),
+                  "is a zip archive (torch.save, np.savez), not a .safetensors file");
+  check_malformed(std::string("PK\x05\x06") + std::string(18, '\0'),
+                  "is a zip archive (torch.save, np.savez), not a .safetensors file");
   check_malformed(safetensors_bytes("{}").substr(0, 9), "header length 2 exceeds the 1 bytes that follow it");
   check_malformed(std::string("\x00\x00\x00\x00\x01\x00\x00\x00", 8) + "{}",
                   "header length 4294967296 exceeds the limit of 100000000 bytes");

@@ -106,7 +106,7 @@ BOOST_AUTO_TEST_CASE(DL07_transposed_sliced_and_expanded_torch_tensors_keep_thei
   BOOST_TEST(vec(r.shape()) == shape_of(transposed));
   BOOST_TEST(vec(r.strides()) == std::vector<std::int64_t>({1, 4}));
   BOOST_TEST(r.data_ptr() == transposed.data_ptr());
-  BOOST_TEST((r.as<std::int32_t, 2>().matrix()(3, 2) == 11));
+  BOOST_TEST((r.as<std::int32_t, 2>().column_major_matrix()(3, 2) == 11));
 
   at::Tensor whole = at::arange(10, at::kDouble);
   at::Tensor sliced = whole.slice(0, 3, 9, 2);  // 3., 5., 7.
@@ -121,7 +121,7 @@ BOOST_AUTO_TEST_CASE(DL07_transposed_sliced_and_expanded_torch_tensors_keep_thei
   BOOST_TEST(vec(e.shape()) == std::vector<std::int64_t>({4, 3}));
   BOOST_TEST(vec(e.strides()) == std::vector<std::int64_t>({0, 1}));
   BOOST_TEST(e.data_ptr() == expanded.data_ptr());
-  BOOST_TEST((e.as<float, 2>().matrix()(3, 2) == 2.0f));
+  BOOST_TEST((e.as<float, 2>().strided_matrix()(3, 2) == 2.0f));
 }
 
 BOOST_AUTO_TEST_CASE(DL20_size_one_dims_keep_the_strides_torch_exports) {

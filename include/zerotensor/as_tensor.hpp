@@ -20,8 +20,8 @@
 namespace zt {
 
 struct AsTensorOptions {
-  std::optional<DType> dtype;    ///< unset: the input's own (inferred for numbers and sequences)
-  std::optional<Device> device;  ///< unset: the input's own (cpu for numbers and sequences)
+  std::optional<DType> dtype{};    ///< unset: the input's own (inferred for numbers and sequences)
+  std::optional<Device> device{};  ///< unset: the input's own (cpu for numbers and sequences)
 };
 
 namespace detail {

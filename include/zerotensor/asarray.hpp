@@ -65,9 +65,9 @@
 namespace zt {
 
 struct AsArrayOptions {
-  std::optional<DType> dtype;    ///< unset: the input's own (inferred for numbers and sequences)
-  std::optional<Device> device;  ///< unset: the input's own (cpu for numbers and sequences)
-  std::optional<bool> copy;      ///< unset: share when possible; true: always copy; false: never
+  std::optional<DType> dtype{};    ///< unset: the input's own (inferred for numbers and sequences)
+  std::optional<Device> device{};  ///< unset: the input's own (cpu for numbers and sequences)
+  std::optional<bool> copy{};      ///< unset: share when possible; true: always copy; false: never
 };
 
 /// One element of a braced nested list: a number or a list. Built by the compiler from

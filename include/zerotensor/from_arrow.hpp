@@ -47,9 +47,9 @@ namespace zt {
 struct FromArrowOptions {
   /// unset: share when possible, copy bool and unaligned data; true: always copy; false:
   /// ValueError where a copy would be needed.
-  std::optional<bool> copy;
+  std::optional<bool> copy{};
   /// Set: null slots become this value in a copy (PyTorch's rules for storing numbers).
-  std::optional<Scalar> fill_nulls;
+  std::optional<Scalar> fill_nulls{};
 };
 
 /// Takes `array` and `schema` (see above) and returns the tensor.

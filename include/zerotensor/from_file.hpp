@@ -35,7 +35,7 @@ struct FromFileOptions {
   /// creating or checking the file.
   index_t size = 0;
   /// The element type; default_dtype() when unset.
-  std::optional<DType> dtype;
+  std::optional<DType> dtype{};
   /// Only zt::cpu: a mapped file is host memory.
   Device device = cpu;
   /// false: map the file read-only (the file is then never created or grown, whatever

@@ -28,7 +28,7 @@ struct LoadOptions {
   /// false: never copy; such a tensor throws ValueError naming the reason.
   /// Copies have the writability the view would have had, so a tensor's type does not
   /// depend on how the file happens to be laid out.
-  std::optional<bool> copy;
+  std::optional<bool> copy{};
 };
 
 }  // namespace zt

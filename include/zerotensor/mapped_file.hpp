@@ -27,7 +27,7 @@ enum class MapAccess : std::uint8_t {
 struct MapFileOptions {
   MapAccess access = MapAccess::read_only;
   /// Bytes to map from the start of the file; unset: the whole file.
-  std::optional<std::size_t> length;
+  std::optional<std::size_t> length{};
   /// Shared access only: create a missing file (mode 0600) and grow a shorter one to
   /// `length` with zero bytes, keeping every existing byte (PyTorch overwrites the first).
   bool create = false;

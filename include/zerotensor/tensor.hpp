@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <cstdlib>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <type_traits>
 #include <utility>
+#include <variant>
 
 #include <Eigen/Core>
 
@@ -34,6 +36,9 @@ std::string describe(DType dtype, std::span<const index_t> shape, std::span<cons
 [[noreturn]] void throw_rank_mismatch(const char* operation, std::size_t expected, std::size_t found);
 [[noreturn]] void throw_not_contiguous(const char* operation, std::span<const index_t> shape,
                                        std::span<const index_t> strides);
+/// "<operation>: expected <expected>; got shape (...), strides (...)".
+[[noreturn]] void throw_layout_mismatch(const char* operation, const char* expected,
+                                        std::span<const index_t> shape, std::span<const index_t> strides);
 [[noreturn]] void throw_index_out_of_range(index_t index, std::size_t dim, index_t extent);
 
 /// Eigen::TensorMap views of typed views: declared here, defined by
@@ -45,6 +50,20 @@ struct EigenTensorViews {
                 "zt::Tensor::tensor(): #include <zerotensor/eigen_tensor.hpp> (Eigen's Tensor module) for "
                 "Eigen::TensorMap views.");
 };
+
+/// True when a rank-2 view is stored as Eigen's `OuterStride<>` maps expect: its inner
+/// dimension steps one element at a time and its outer dimension by at least a whole inner
+/// run (no overlap, no negative step). The stride of an extent-1 dimension never matters.
+constexpr bool has_unit_inner_stride(index_t inner_extent, index_t inner_stride, index_t outer_extent,
+                                     index_t outer_stride) noexcept {
+  return (inner_extent <= 1 || inner_stride == 1) && (outer_extent <= 1 || outer_stride >= inner_extent);
+}
+
+/// The outer stride an `OuterStride<>` map is given: a single outer index never steps, so
+/// its stride (any value) becomes the packed one.
+constexpr index_t packed_outer_stride(index_t inner_extent, index_t outer_extent, index_t outer_stride) noexcept {
+  return outer_extent <= 1 ? inner_extent : outer_stride;
+}
 
 /// Selects Tensor's constructor from spans.
 struct FromSpans {
@@ -87,9 +106,24 @@ class Tensor {
   using ArrayMap = Eigen::Map<MapTarget<Eigen::Array<value_type, Eigen::Dynamic, 1>>>;
   using StridedArrayMap = Eigen::Map<MapTarget<Eigen::Array<value_type, Eigen::Dynamic, 1>>,
                                      Eigen::Unaligned, Eigen::InnerStride<>>;
-  using MatrixMap =
-      Eigen::Map<MapTarget<Eigen::Matrix<value_type, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>,
-                 Eigen::Unaligned, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
+  /// Rank 1: a column vector, inner stride 1 at compile time (vectorised), or strided.
+  using VectorMap = Eigen::Map<MapTarget<Eigen::Matrix<value_type, Eigen::Dynamic, 1>>>;
+  using StridedVectorMap = Eigen::Map<MapTarget<Eigen::Matrix<value_type, Eigen::Dynamic, 1>>,
+                                      Eigen::Unaligned, Eigen::InnerStride<>>;
+  /// Rank 2: C order (rows of unit stride) and Fortran order (columns of unit stride) keep
+  /// the inner stride 1 at compile time, which Eigen's GEMV/GEMM kernels need; any other
+  /// layout is a map with both strides at run time, in either storage order.
+  template <int StorageOrder, class Stride>
+  using MatrixMapOf = Eigen::Map<MapTarget<Eigen::Matrix<value_type, Eigen::Dynamic, Eigen::Dynamic, StorageOrder>>,
+                                 Eigen::Unaligned, Stride>;
+  using RowMajorMatrixMap = MatrixMapOf<Eigen::RowMajor, Eigen::OuterStride<>>;
+  using ColumnMajorMatrixMap = MatrixMapOf<Eigen::ColMajor, Eigen::OuterStride<>>;
+  template <int StorageOrder = Eigen::RowMajor>
+  using StridedMatrixMap = MatrixMapOf<StorageOrder, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
+  /// What matrix() returns: the first of these maps that the strides allow.
+  using AnyMatrixMap = std::variant<RowMajorMatrixMap, ColumnMajorMatrixMap, StridedMatrixMap<Eigen::RowMajor>,
+                                    StridedMatrixMap<Eigen::ColMajor>>;
+
   /// A view over memory the caller vouches for: `shape` and `strides` (in elements) must
   /// stay inside it and `owner` (empty: borrowed) must keep it alive. The constructor
   /// functions (frombuffer, asarray, ...) validate and then build through this.
@@ -179,13 +213,66 @@ class Tensor {
     return StridedArrayMap(data_, shape_[0], Eigen::InnerStride<>(strides_[0]));
   }
 
-  /// A rank-2 tensor as a row-major Eigen matrix with its outer and inner strides, so a
-  /// transposed or column-major view needs no copy.
-  [[nodiscard]] MatrixMap matrix() const {
-    require_host("matrix()");
-    if (rank() != 2) detail::throw_rank_mismatch("matrix()", 2, rank());
-    return MatrixMap(data_, shape_[0], shape_[1],
-                     Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(strides_[0], strides_[1]));
+  /// A rank-1 tensor of unit stride as an Eigen column vector with inner stride 1 known at
+  /// compile time. ValueError for another stride (use strided_vector()) or rank.
+  [[nodiscard]] VectorMap vector() const {
+    static_assert(rank_may_be(1), "zt::Tensor::vector(): an Eigen vector needs a rank-1 tensor; use matrix() "
+                                  "for rank 2, array() for every element of a contiguous tensor.");
+    require_host_rank("vector()", 1);
+    if (!is_contiguous()) detail::throw_not_contiguous("vector()", shape_, strides_);
+    return VectorMap(data_, shape_[0]);
+  }
+
+  /// A rank-1 tensor with any stride as an Eigen column vector with a run-time inner stride.
+  [[nodiscard]] StridedVectorMap strided_vector() const {
+    static_assert(rank_may_be(1), "zt::Tensor::strided_vector(): an Eigen vector needs a rank-1 tensor.");
+    require_host_rank("strided_vector()", 1);
+    return StridedVectorMap(data_, shape_[0], Eigen::InnerStride<>(strides_[0]));
+  }
+
+  /// A rank-2 tensor as the Eigen map its strides allow, in this order of preference:
+  /// row-major (C order), column-major (Fortran order: Eigen's own matrices, transposed C
+  /// views), else both strides at run time, stored along the smaller stride so that
+  /// Eigen's loops walk memory in order. Visit it so the product compiles for each:
+  /// `std::visit([&](const auto& w) { y.noalias() = w * x; }, t.matrix());`
+  [[nodiscard]] AnyMatrixMap matrix() const {
+    static_assert(rank_may_be(2), "zt::Tensor::matrix(): an Eigen matrix needs a rank-2 tensor; use vector() "
+                                  "for rank 1, tensor() for other ranks.");
+    require_host_rank("matrix()", 2);
+    if (rows_have_unit_stride()) return unchecked_row_major();
+    if (columns_have_unit_stride()) return unchecked_column_major();
+    if (std::abs(strides_[1]) <= std::abs(strides_[0])) return unchecked_strided<Eigen::RowMajor>();
+    return unchecked_strided<Eigen::ColMajor>();
+  }
+
+  /// matrix() when the layout is known to be row-major: ValueError unless each row has
+  /// unit stride and rows do not overlap (C order, or rows further apart).
+  [[nodiscard]] RowMajorMatrixMap row_major_matrix() const {
+    static_assert(rank_may_be(2), "zt::Tensor::row_major_matrix(): an Eigen matrix needs a rank-2 tensor.");
+    require_host_rank("row_major_matrix()", 2);
+    if (!rows_have_unit_stride())
+      detail::throw_layout_mismatch("row_major_matrix()", "rows of unit stride (C order)", shape_, strides_);
+    return unchecked_row_major();
+  }
+
+  /// matrix() when the layout is known to be column-major: ValueError unless each column
+  /// has unit stride and columns do not overlap (Fortran order, a transposed C view).
+  [[nodiscard]] ColumnMajorMatrixMap column_major_matrix() const {
+    static_assert(rank_may_be(2), "zt::Tensor::column_major_matrix(): an Eigen matrix needs a rank-2 tensor.");
+    require_host_rank("column_major_matrix()", 2);
+    if (!columns_have_unit_stride())
+      detail::throw_layout_mismatch("column_major_matrix()", "columns of unit stride (Fortran order)", shape_,
+                                    strides_);
+    return unchecked_column_major();
+  }
+
+  /// Any rank-2 tensor with both strides at run time, in the storage order asked for:
+  /// every layout, without Eigen's vectorised kernels.
+  template <int StorageOrder = Eigen::RowMajor>
+  [[nodiscard]] StridedMatrixMap<StorageOrder> strided_matrix() const {
+    static_assert(rank_may_be(2), "zt::Tensor::strided_matrix(): an Eigen matrix needs a rank-2 tensor.");
+    require_host_rank("strided_matrix()", 2);
+    return unchecked_strided<StorageOrder>();
   }
 
   /// A contiguous tensor as a row-major Eigen::TensorMap of rank `TensorRank`: the static
@@ -219,6 +306,36 @@ class Tensor {
 
   void require_host(const char* operation) const {
     if (!device_.is_host_accessible()) detail::throw_not_host_accessible(operation, device_);
+  }
+
+  static constexpr bool rank_may_be(std::size_t wanted) noexcept { return Rank == dynamic || Rank == wanted; }
+
+  void require_host_rank(const char* operation, std::size_t expected) const {
+    require_host(operation);
+    if (rank() != expected) detail::throw_rank_mismatch(operation, expected, rank());
+  }
+
+  // The matrix maps of a rank-2 view; the checks are the callers'.
+  [[nodiscard]] bool rows_have_unit_stride() const noexcept {
+    return detail::has_unit_inner_stride(shape_[1], strides_[1], shape_[0], strides_[0]);
+  }
+  [[nodiscard]] bool columns_have_unit_stride() const noexcept {
+    return detail::has_unit_inner_stride(shape_[0], strides_[0], shape_[1], strides_[1]);
+  }
+  [[nodiscard]] RowMajorMatrixMap unchecked_row_major() const noexcept {
+    return RowMajorMatrixMap(data_, shape_[0], shape_[1],
+                             Eigen::OuterStride<>(detail::packed_outer_stride(shape_[1], shape_[0], strides_[0])));
+  }
+  [[nodiscard]] ColumnMajorMatrixMap unchecked_column_major() const noexcept {
+    return ColumnMajorMatrixMap(data_, shape_[0], shape_[1],
+                                Eigen::OuterStride<>(detail::packed_outer_stride(shape_[0], shape_[1], strides_[1])));
+  }
+  template <int StorageOrder>
+  [[nodiscard]] StridedMatrixMap<StorageOrder> unchecked_strided() const noexcept {
+    constexpr bool row_major = StorageOrder == Eigen::RowMajor;
+    return StridedMatrixMap<StorageOrder>(data_, shape_[0], shape_[1],
+                                          Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(
+                                              strides_[row_major ? 0 : 1], strides_[row_major ? 1 : 0]));
   }
 
   T* data_;

@@ -157,7 +157,7 @@ std::int64_t ztp_owners_alive() { return owners_alive.load(); }
 /// The README's pyarrow → C++ → Eigen example, as printed there.
 void centroid(zt::arrow::Array* array, zt::arrow::Schema* schema, float* out) {
   zt::AnyTensor points = zt::from_arrow(array, schema);   // (1000, 3) float32 over pyarrow's buffer, read-only
-  Eigen::RowVector3f c = points.as<const float, 2>().matrix().colwise().mean();
+  Eigen::RowVector3f c = points.as<const float, 2>().row_major_matrix().colwise().mean();
   std::copy_n(c.data(), 3, out);
 }  // the last view dies: pyarrow's release runs, exactly once
 

@@ -1,0 +1,58 @@
+# Writes the C++ blocks of README.md's "A short tour" as functions of one source file, so
+# that CTest's readme_tour compiles each line as written (with -Wall -Wextra -Werror).
+#   cmake -DREADME=<README.md> -DOUTPUT=<tour.cpp> -DTORCH_OUTPUT=<tour_torch.cpp> -P extract_readme_tour.cmake
+# A block that uses libtorch (at::) goes to TORCH_OUTPUT, compiled where libtorch is found.
+# A block that starts with `extern "C"` is file-scope code and is written as it is. The CUDA
+# block (#include <zerotensor/cuda.hpp>) needs nvcc and is left out; examples/cuda_triad.cu
+# makes the same calls in the CUDA build.
+cmake_minimum_required(VERSION 3.22)
+file(READ "${README}" readme)
+string(FIND "${readme}" "\n## A short tour\n" tour_start)
+if(tour_start EQUAL -1)
+  message(FATAL_ERROR "${README}: no \"## A short tour\" section")
+endif()
+string(SUBSTRING "${readme}" ${tour_start} -1 tour)
+string(SUBSTRING "${tour}" 1 -1 after_heading)
+string(FIND "${after_heading}" "\n## " tour_end)
+string(SUBSTRING "${tour}" 0 ${tour_end} tour)
+
+set(header "// Generated from README.md by test/compile/extract_readme_tour.cmake: do not edit.\n#include \"readme_tour_prelude.hpp\"\n")
+set(cpu_source "${header}")
+set(torch_source "${header}#include \"readme_tour_torch_prelude.hpp\"\n")
+set(block_count 0)
+while(TRUE)
+  string(FIND "${tour}" "```cpp\n" open)
+  if(open EQUAL -1)
+    break()
+  endif()
+  math(EXPR body_start "${open} + 7")
+  string(SUBSTRING "${tour}" ${body_start} -1 tour)
+  string(FIND "${tour}" "```" close)
+  string(SUBSTRING "${tour}" 0 ${close} block)
+  string(SUBSTRING "${tour}" ${close} -1 tour)
+  math(EXPR block_count "${block_count} + 1")
+
+  string(FIND "${block}" "#include <zerotensor/cuda.hpp>" needs_cuda)
+  if(NOT needs_cuda EQUAL -1)
+    continue()
+  endif()
+  # The prelude has every include the tour names.
+  string(REGEX REPLACE "#include <[^>\n]*>[^\n]*\n" "" block "${block}")
+  string(FIND "${block}" "extern \"C\"" file_scope)
+  if(file_scope EQUAL 0)
+    set(code "\n${block}")
+  else()
+    set(code "\nvoid readme_tour_block_${block_count}() {\n${block}}\n")
+  endif()
+  string(FIND "${block}" "at::" needs_torch)
+  if(needs_torch EQUAL -1)
+    string(APPEND cpu_source "${code}")
+  else()
+    string(APPEND torch_source "${code}")
+  endif()
+endwhile()
+if(block_count EQUAL 0)
+  message(FATAL_ERROR "${README}: no ```cpp blocks in \"A short tour\"")
+endif()
+file(WRITE "${OUTPUT}" "${cpu_source}")
+file(WRITE "${TORCH_OUTPUT}" "${torch_source}")
