@@ -3,6 +3,8 @@
 #include "zerotensor/frombuffer.hpp"
 #include "zerotensor/mapped_file.hpp"
 
+#include "file_tensor.hpp"
+
 namespace zt {
 
 namespace detail {
@@ -31,11 +33,23 @@ MapAccess access_for(const FromFileOptions& options) {
   return options.shared ? MapAccess::shared : MapAccess::copy_on_write;
 }
 
+/// The first options.size elements, streamed from a read-only mapping into memory of
+/// their own on options.device (file_tensor's upload, as the loaders' `.device`).
+AnyTensor load_to_device(const std::filesystem::path& path, DType dtype, const FromFileOptions& options) {
+  const Buffer mapping = map_file(path, {.access = MapAccess::read_only,
+                                         .length = std::size_t(options.size) * itemsize(dtype)});
+  const detail::StoredTensor stored{0, dtype, DynamicExtents{options.size}, DynamicExtents{1}, false};
+  const LoadOptions load{.access = options.writable ? MapAccess::copy_on_write : MapAccess::read_only,
+                         .device = options.device};
+  return detail::load_stored_tensor(mapping, stored, load, detail::concat("from_file: <", path.native(), ">"));
+}
+
 }  // namespace
 
 AnyTensor from_file(const std::filesystem::path& path, FromFileOptions options) {
-  if (options.device != cpu)
-    throw DeviceError(detail::concat("from_file: only CPU tensors can be mapped to files; got device ", options.device));
+  if (options.device != cpu && options.shared)
+    throw ValueError(detail::concat("from_file: shared = true cannot be combined with device ", options.device,
+                                    ": writes to a copy there never reach the file"));
   const DType dtype = options.dtype.value_or(default_dtype());
   if (options.size < 0)
     throw ValueError(detail::concat("from_file: size must be non-negative; got ", options.size, " for file <",
@@ -45,6 +59,7 @@ AnyTensor from_file(const std::filesystem::path& path, FromFileOptions options) 
     throw ValueError(detail::concat("from_file: size ", options.size, " of ", dtype, " (", itemsize(dtype),
                                     " bytes each) overflows a 64-bit byte count"));
   if (length == 0) return empty_result(dtype, options.writable);
+  if (options.device != cpu) return load_to_device(path, dtype, options);
 
   const MapAccess access = access_for(options);
   Buffer mapping = map_file(path, {.access = access,
