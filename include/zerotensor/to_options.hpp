@@ -12,12 +12,12 @@ using CudaStreamHandle = CUstream_st*;
 
 struct ToOptions {
   /// false (default): to() returns once the copy is complete.
-  /// true: a copy whose source is pinned (CUDAHost) or managed memory or a GPU, and whose
-  /// destination is not ordinary host memory, is only queued on `stream` when to() returns:
-  /// the result is ready for work queued on that stream after it, and for the host after
-  /// cudaStreamSynchronize(stream). Until then the source must stay alive and unchanged,
-  /// as with cudaMemcpyAsync; a pinned (CUDAHost) result must not be read. Copies from or
-  /// into ordinary (pageable) host memory are complete when to() returns, as in PyTorch.
+  /// true (PyTorch's non_blocking=True): to() may return while the copy is still queued on
+  /// `stream`. The result is then ready for work queued on `stream` after it, and for the
+  /// host after cudaStreamSynchronize(stream); until then a pinned (CUDAHost) or managed
+  /// result must not be read, and a pinned, managed or device source must stay alive and
+  /// unchanged, as with cudaMemcpyAsync. An ordinary (pageable) host source has been read
+  /// when to() returns, and an ordinary host result is complete, as in PyTorch.
   bool non_blocking = false;
   /// The stream the copy is queued on, on the destination's GPU (the source's for a copy to
   /// the host). The default stream waits for the work of every blocking stream (such as a
