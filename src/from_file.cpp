@@ -2,6 +2,7 @@
 
 #include "zerotensor/frombuffer.hpp"
 #include "zerotensor/mapped_file.hpp"
+#include "zerotensor/storage.hpp"
 
 #include "file_tensor.hpp"
 
@@ -21,11 +22,14 @@ void check_typed_from_file(DType element_dtype, bool element_is_const, const Fro
 
 namespace {
 
-/// PyTorch returns before touching the file; the tensor has no memory and no owner.
-AnyTensor empty_result(DType dtype, bool writable) {
+/// PyTorch returns before touching the file: on the CPU the tensor has no memory and no
+/// owner; on another device it has memory of its own there, as every tensor on it.
+AnyTensor empty_result(DType dtype, const FromFileOptions& options) {
   constexpr index_t shape[] = {0};
   constexpr index_t strides[] = {1};
-  return detail::make_view(dtype, nullptr, shape, strides, {}, cpu, writable);
+  std::shared_ptr<std::byte> memory = options.device == cpu ? nullptr : allocate_bytes(0, options.device);
+  std::byte* data = memory.get();
+  return detail::make_view(dtype, data, shape, strides, std::move(memory), options.device, options.writable);
 }
 
 MapAccess access_for(const FromFileOptions& options) {
@@ -58,7 +62,7 @@ AnyTensor from_file(const std::filesystem::path& path, FromFileOptions options) 
   if (detail::mul_overflows(options.size, static_cast<index_t>(itemsize(dtype)), length))
     throw ValueError(detail::concat("from_file: size ", options.size, " of ", dtype, " (", itemsize(dtype),
                                     " bytes each) overflows a 64-bit byte count"));
-  if (length == 0) return empty_result(dtype, options.writable);
+  if (length == 0) return empty_result(dtype, options);
   if (options.device != cpu) return load_to_device(path, dtype, options);
 
   const MapAccess access = access_for(options);

@@ -94,6 +94,9 @@ BOOST_AUTO_TEST_CASE(a_build_without_cuda_refuses_devices_naming_the_option) {
                         names_option("loading to cuda_host:0"));
   BOOST_CHECK_EXCEPTION((void)zt::from_file(files.npy, {.size = 8, .dtype = zt::uint8, .device = zt::cuda(1)}),
                         zt::DeviceError, names_option("from_file: <" + files.npy.native() + ">: loading to cuda:1"));
+  // Even an empty tensor, which PyTorch makes without touching the file, lives on the device.
+  BOOST_CHECK_EXCEPTION((void)zt::from_file(files.npy, {.size = 0, .device = zt::cuda(0)}), zt::DeviceError,
+                        names_option("allocating 0 bytes on cuda:0"));
   BOOST_CHECK_EXCEPTION((void)zt::pin_memory(floats(4)), zt::DeviceError,
                         names_option("pin_memory: cannot pin memory of cpu"));
   BOOST_CHECK_EXCEPTION((void)floats(4).to(zt::cuda(0), {.non_blocking = true}), zt::DeviceError,

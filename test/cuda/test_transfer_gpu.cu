@@ -145,6 +145,9 @@ BOOST_AUTO_TEST_CASE(from_file_streams_to_the_gpu) {
   BOOST_TEST(all.is_writable());
   const zt::AnyTensor bytes = all.to(zt::cpu);
   BOOST_TEST(std::memcmp(static_cast<const std::byte*>(bytes.data_ptr()) + header, host.data_ptr(), host.nbytes()) == 0);
+  const zt::AnyTensor none = zt::from_file(dir / "missing.bin", {.size = 0, .device = zt::cuda(0)});
+  BOOST_TEST(none.device() == zt::cuda(0));  // PyTorch's size 0 touches no file, on any device
+  BOOST_TEST(none.numel() == 0);
 }
 
 BOOST_AUTO_TEST_CASE(pinned_in_place_until_the_last_view_dies) {
