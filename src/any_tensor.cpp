@@ -27,6 +27,13 @@ void throw_read_only(const char* operation) {
 
 }  // namespace detail
 
+AnyTensor::read_only_variant_type AnyTensor::variant() const {
+  return dispatch(dtype_, [&](auto tag) -> read_only_variant_type {
+    using T = typename decltype(tag)::type;
+    return typed<const T>();
+  });
+}
+
 AnyTensor AnyTensor::to(DType dtype) const {
   if (dtype == this->dtype()) return *this;
   AnyTensor converted = empty(shape(), dtype);

@@ -329,9 +329,9 @@ struct Export {
   }
 };
 
-/// Fills one export from the typed view: one visit, every field read inline.
-template <class Managed, class T>
-Managed* export_view(const Tensor<T>& view) {
+/// Fills one export from the view's layout; the block shares the view's owner.
+template <class Managed>
+Managed* export_tensor(const AnyTensor& view) {
   using Block = Export<Managed>;
   static_assert(alignof(Block) % alignof(std::int64_t) == 0 && sizeof(Block) % alignof(std::int64_t) == 0);
   const std::size_t rank = view.rank();
@@ -342,9 +342,9 @@ Managed* export_view(const Tensor<T>& view) {
   std::copy_n(view.shape().data(), rank, shape);
   std::copy_n(view.strides().data(), rank, strides);
 
-  constexpr detail::DTypeFormats formats = detail::dtype_formats[std::size_t(dtype_of<T>)];
+  const detail::DTypeFormats& formats = detail::dtype_formats[std::size_t(view.dtype())];
   Managed& managed = block->managed;
-  managed.dl_tensor = {view.numel() == 0 ? nullptr : const_cast<void*>(static_cast<const void*>(view.data())),
+  managed.dl_tensor = {view.numel() == 0 ? nullptr : const_cast<void*>(view.data_ptr()),
                        dlpack_device(view.device()),
                        std::int32_t(rank),
                        {std::uint8_t(formats.dlpack_code), formats.dlpack_bits, 1},
@@ -354,11 +354,6 @@ Managed* export_view(const Tensor<T>& view) {
   managed.manager_ctx = block;
   managed.deleter = &Block::release;
   return &managed;
-}
-
-template <class Managed>
-Managed* export_tensor(const AnyTensor& tensor) {
-  return tensor.visit([](const auto& view) { return export_view<Managed>(view); });
 }
 
 }  // namespace

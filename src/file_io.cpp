@@ -105,8 +105,8 @@ class TemporaryFile {
 
 }  // namespace
 
-void write_file(const std::filesystem::path& path, const std::vector<std::span<const std::byte>>& parts) {
-  TemporaryFile file(replaced_file(path));
+void write_file(PathRef path, const std::vector<std::span<const std::byte>>& parts) {
+  TemporaryFile file(replaced_file(path.c_str()));
   for (std::span<const std::byte> part : parts) file.write(part);
   file.commit();
 }

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "zerotensor/path_ref.hpp"
+
 namespace zt::detail {
 
 /// Throws IOError "<context>: <OS reason> (<errno>)"; `context` names the path and the operation.
@@ -21,6 +23,6 @@ namespace zt::detail {
 /// old file keep its contents; the new file keeps the old one's permissions (a new file
 /// gets 0666 less the umask). IOError with the path and the OS reason when any step
 /// fails; then the old file is untouched and the temporary file removed.
-void write_file(const std::filesystem::path& path, const std::vector<std::span<const std::byte>>& parts);
+void write_file(PathRef path, const std::vector<std::span<const std::byte>>& parts);
 
 }  // namespace zt::detail

@@ -39,25 +39,25 @@ MapAccess access_for(const FromFileOptions& options) {
 
 /// The first options.size elements, streamed from a read-only mapping into memory of
 /// their own on options.device (file_tensor's upload, as the loaders' `.device`).
-AnyTensor load_to_device(const std::filesystem::path& path, DType dtype, const FromFileOptions& options) {
+AnyTensor load_to_device(PathRef path, DType dtype, const FromFileOptions& options) {
   const Buffer mapping = map_file(path, {.access = MapAccess::read_only,
                                          .length = std::size_t(options.size) * itemsize(dtype)});
   const detail::StoredTensor stored{0, dtype, DynamicExtents{options.size}, DynamicExtents{1}, false};
   const LoadOptions load{.access = options.writable ? MapAccess::copy_on_write : MapAccess::read_only,
                          .device = options.device};
-  return detail::load_stored_tensor(mapping, stored, load, detail::concat("from_file: <", path.native(), ">"));
+  return detail::load_stored_tensor(mapping, stored, load, detail::concat("from_file: <", path.c_str(), ">"));
 }
 
 }  // namespace
 
-AnyTensor from_file(const std::filesystem::path& path, FromFileOptions options) {
+AnyTensor from_file(PathRef path, FromFileOptions options) {
   if (options.device != cpu && options.shared)
     throw ValueError(detail::concat("from_file: shared = true cannot be combined with device ", options.device,
                                     ": writes to a copy there never reach the file"));
   const DType dtype = options.dtype.value_or(default_dtype());
   if (options.size < 0)
     throw ValueError(detail::concat("from_file: size must be non-negative; got ", options.size, " for file <",
-                                    path.native(), ">"));
+                                    path.c_str(), ">"));
   index_t length = 0;
   if (detail::mul_overflows(options.size, static_cast<index_t>(itemsize(dtype)), length))
     throw ValueError(detail::concat("from_file: size ", options.size, " of ", dtype, " (", itemsize(dtype),

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <memory>
 
 #include <boost/interprocess/exceptions.hpp>
@@ -69,7 +70,8 @@ bip::mode_t region_mode(MapAccess access) {
 
 }  // namespace
 
-Buffer map_file(const std::filesystem::path& path, MapFileOptions options) {
+Buffer map_file(PathRef path_ref, MapFileOptions options) {
+  const std::filesystem::path path(path_ref.c_str());
   const MapAccess access = options.access;
   if (options.create && access != MapAccess::shared)
     throw ValueError(detail::concat("map_file <", path.native(), ">: create needs shared access"));

@@ -242,8 +242,8 @@ std::string npy_prefix(const std::string& dict) {
 
 }  // namespace
 
-AnyTensor load_npy(const std::filesystem::path& path, LoadOptions options) {
-  const std::string description = detail::concat("load_npy: <", path.native(), ">");
+AnyTensor load_npy(PathRef path, LoadOptions options) {
+  const std::string description = detail::concat("load_npy: <", path.c_str(), ">");
   const Buffer mapping = map_file(path, {.access = detail::mapping_access(options)});
   const auto [header_text, data_offset] = locate_header(mapping.bytes(), description);
   NpyHeader header = HeaderParser(header_text, description).parse();
@@ -262,7 +262,7 @@ AnyTensor load_npy(const std::filesystem::path& path, LoadOptions options) {
   return detail::load_stored_tensor(mapping, stored, options, detail::concat(description, ": array"));
 }
 
-void save_npy(const std::filesystem::path& path, const AnyTensor& tensor) {
+void save_npy(PathRef path, const AnyTensor& tensor) {
   if (!tensor.device().is_host_accessible()) detail::throw_not_host_accessible("save_npy", tensor.device());
   const std::string descr = descr_of(tensor.dtype());
   const bool fortran = !tensor.is_contiguous() && is_fortran_contiguous(tensor);

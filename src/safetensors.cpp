@@ -216,8 +216,8 @@ const AnyTensor& SafetensorsFile::at(std::string_view name) const {
   return found->second;
 }
 
-SafetensorsFile load_safetensors(const std::filesystem::path& path, LoadOptions options) {
-  const std::string description = concat("load_safetensors: <", path.native(), ">");
+SafetensorsFile load_safetensors(PathRef path, LoadOptions options) {
+  const std::string description = concat("load_safetensors: <", path.c_str(), ">");
   const Buffer mapping = map_file(path, {.access = detail::mapping_access(options)});
   const std::uint64_t header_length = read_header_length(mapping.bytes(), description);
   const Json header = parse_header(mapping.bytes().subspan(length_field, header_length), description);
@@ -246,7 +246,7 @@ SafetensorsFile load_safetensors(const std::filesystem::path& path, LoadOptions 
   return file;
 }
 
-void save_safetensors(const std::filesystem::path& path, const std::map<std::string, AnyTensor, std::less<>>& tensors,
+void save_safetensors(PathRef path, const std::map<std::string, AnyTensor, std::less<>>& tensors,
                       const std::map<std::string, std::string, std::less<>>& metadata) {
   if (tensors.contains(metadata_key))
     throw ValueError(concat("save_safetensors: \"", metadata_key, "\" is reserved and cannot name a tensor"));

@@ -1,128 +1,116 @@
-// zt::AnyTensor: the dtype-variant layer. One value holding a Tensor<T> of whichever of
-// the 15 dtypes was resolved at run time, plus whether its memory may be written.
+// zt::AnyTensor: the dtype-variant layer. One value holding a view whose element type
+// was resolved at run time: the untyped layout (address, shape, strides, device, owner),
+// its dtype and whether its memory may be written. Typed views are made on demand.
 #pragma once
 
 #include <functional>
-#include <tuple>
 #include <variant>
+#include <span>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 
 #include "zerotensor/tensor.hpp"
 #include "zerotensor/to_options.hpp"
 
 namespace zt {
 
+class AnyTensor;
+
 namespace detail {
 template <class Types>
-struct tensor_variant;
+struct read_only_variant;
 template <class... Types>
-struct tensor_variant<std::tuple<Types...>> {
-  using type = std::variant<Tensor<Types>...>;
-  using read_only = std::variant<Tensor<const Types>...>;
+struct read_only_variant<std::tuple<Types...>> {
+  using type = std::variant<Tensor<const Types>...>;
 };
 
 [[noreturn]] void throw_as_mismatch(DType expected_dtype, std::size_t expected_rank, bool want_writable,
                                     const AnyTensor& found);
 [[noreturn]] void throw_read_only(const char* operation);
+
+AnyTensor make_view(DType dtype, void* data, std::span<const index_t> shape, std::span<const index_t> strides,
+                    KeepAlive&& owner, Device device, bool writable);
 }  // namespace detail
 
 class AnyTensor {
-  static DynamicExtents&& dynamic_extents(DynamicExtents&& extents) noexcept { return std::move(extents); }
-  template <std::size_t Rank>
-  static DynamicExtents dynamic_extents(std::array<index_t, Rank>&& extents) {
-    return DynamicExtents(std::span<const index_t>(extents));
-  }
-
-  /// Reads a layout field that every alternative has.
-  template <class F>
-  decltype(auto) layout(F&& f) const noexcept {
-    return std::visit(std::forward<F>(f), tensor_);
-  }
-
  public:
-  /// Alternative i holds dtype i; read-only memory is stored as Tensor<T> with
-  /// is_writable() false and handed out only as Tensor<const T>.
-  using variant_type = detail::tensor_variant<element_types>::type;
-  /// What variant() returns: alternative i is a read-only view of dtype i.
-  using read_only_variant_type = detail::tensor_variant<element_types>::read_only;
+  /// What variant() returns: alternative i is a read-only view of dtype i. Naming the
+  /// type costs nothing; code that calls variant() includes <variant>.
+  using read_only_variant_type = detail::read_only_variant<element_types>::type;
 
   /// Any typed view converts implicitly; `const T` becomes a read-only AnyTensor.
   template <class T, std::size_t Rank>
   AnyTensor(Tensor<T, Rank> tensor)  // NOLINT(google-explicit-constructor)
-      : tensor_(alternative(std::move(tensor))), writable_(!std::is_const_v<T>) {}
+      : data_(const_cast<std::remove_const_t<T>*>(tensor.data_)),
+        shape_(dynamic_extents(std::move(tensor.shape_))),
+        strides_(dynamic_extents(std::move(tensor.strides_))),
+        owner_(std::move(tensor.owner_)),
+        device_{tensor.device_.kind, tensor.device_.index},
+        dtype_(dtype_of<T>),
+        writable_(!std::is_const_v<T>) {}
 
-  /// Builds the typed view in place from validated metadata (see Tensor's constructors):
-  /// the constructor functions' path, where each extents object is written once. The
-  /// tensor is read-only when `writable` is false or `T` is const.
+  /// Builds the view from validated metadata held elsewhere (see Tensor's constructors):
+  /// `shape` and `strides` (in elements) must stay inside memory that `owner` keeps alive.
+  /// The tensor is read-only when `writable` is false or `T` is const.
   template <Element T>
   AnyTensor(T* data, std::span<const index_t> shape, std::span<const index_t> strides, KeepAlive owner = {},
             Device device = cpu, bool writable = !std::is_const_v<T>)
-      : tensor_(std::in_place_type<Tensor<std::remove_const_t<T>>>, detail::FromSpans{},
-                const_cast<std::remove_const_t<T>*>(data), shape, strides, std::move(owner), device),
-        writable_(writable && !std::is_const_v<T>) {}
+      : AnyTensor(dtype_of<T>, const_cast<void*>(static_cast<const void*>(data)), shape, strides,
+                  std::move(owner), device, writable && !std::is_const_v<T>) {}
 
-  [[nodiscard]] DType dtype() const noexcept { return static_cast<DType>(tensor_.index()); }
-  [[nodiscard]] std::size_t itemsize() const noexcept { return zt::itemsize(dtype()); }
-  [[nodiscard]] Device device() const noexcept { return layout([](const auto& t) { return t.device(); }); }
-  [[nodiscard]] const Extents<dynamic>& shape() const noexcept {
-    return layout([](const auto& t) -> const Extents<dynamic>& { return t.shape(); });
-  }
-  [[nodiscard]] const Extents<dynamic>& strides() const noexcept {
-    return layout([](const auto& t) -> const Extents<dynamic>& { return t.strides(); });
-  }
-  [[nodiscard]] index_t size(std::size_t dim) const noexcept { return shape()[dim]; }
-  [[nodiscard]] index_t stride(std::size_t dim) const noexcept { return strides()[dim]; }
-  [[nodiscard]] std::size_t rank() const noexcept { return shape().size(); }
-  [[nodiscard]] index_t numel() const noexcept { return detail::numel(shape()); }
+  [[nodiscard]] DType dtype() const noexcept { return dtype_; }
+  [[nodiscard]] std::size_t itemsize() const noexcept { return detail::itemsizes[std::size_t(dtype_)]; }
+  [[nodiscard]] Device device() const noexcept { return device_; }
+  [[nodiscard]] const DynamicExtents& shape() const noexcept { return shape_; }
+  [[nodiscard]] const DynamicExtents& strides() const noexcept { return strides_; }
+  [[nodiscard]] index_t size(std::size_t dim) const noexcept { return shape_[dim]; }
+  [[nodiscard]] index_t stride(std::size_t dim) const noexcept { return strides_[dim]; }
+  [[nodiscard]] std::size_t rank() const noexcept { return shape_.size(); }
+  [[nodiscard]] index_t numel() const noexcept { return detail::numel(shape_); }
   [[nodiscard]] std::size_t nbytes() const noexcept { return std::size_t(numel()) * itemsize(); }
-  [[nodiscard]] bool is_contiguous() const noexcept { return detail::is_contiguous(shape(), strides()); }
+  [[nodiscard]] bool is_contiguous() const noexcept { return detail::is_contiguous(shape_, strides_); }
   [[nodiscard]] bool is_writable() const noexcept { return writable_; }
-  [[nodiscard]] const KeepAlive& owner() const noexcept {
-    return layout([](const auto& t) -> const KeepAlive& { return t.owner(); });
-  }
-  [[nodiscard]] const void* data_ptr() const noexcept {
-    return layout([](const auto& t) -> const void* { return t.data(); });
-  }
+  /// The keep-alive handle; empty when the memory is borrowed.
+  [[nodiscard]] const KeepAlive& owner() const noexcept { return owner_; }
+  [[nodiscard]] const void* data_ptr() const noexcept { return data_; }
   /// The start address for writing; TypeError when the memory is read-only.
   [[nodiscard]] void* mutable_data_ptr() const {
     if (!writable_) detail::throw_read_only("mutable_data_ptr()");
-    return const_cast<void*>(data_ptr());
+    return data_;
   }
 
   /// The typed view. TypeError when the dtype differs or when `T` is not const but the
   /// memory is read-only; ValueError when a static `Rank` differs from rank().
   template <Element T, std::size_t Rank = dynamic>
   [[nodiscard]] Tensor<T, Rank> as() const {
-    using Value = std::remove_const_t<T>;
-    const auto* typed = std::get_if<Tensor<Value>>(&tensor_);
     const bool rank_ok = Rank == dynamic || rank() == Rank;
-    if (typed == nullptr || !rank_ok || (!std::is_const_v<T> && !writable_))
+    if (dtype_ != dtype_of<T> || !rank_ok || (!std::is_const_v<T> && !writable_))
       detail::throw_as_mismatch(dtype_of<T>, Rank, !std::is_const_v<T>, *this);
-    return Tensor<T, Rank>(*typed);
+    return typed<T, Rank>();
   }
 
-  /// Calls `f` with the typed view: Tensor<T> when writable, Tensor<const T> when not.
-  /// Like std::visit, every instantiation of `f` must return the same type.
+  /// Calls `f` with the typed view: a `const Tensor<T>&` when writable, a
+  /// `const Tensor<const T>&` when not, so `element_type` tells the two apart. The view
+  /// lives for the call; `f`'s result is returned by value and, like std::visit's, must
+  /// have one type for every dtype.
   template <class F>
-  decltype(auto) visit(F&& f) const {
-    return std::visit(
-        [&](const auto& typed) -> decltype(auto) {
-          using Value = typename std::remove_cvref_t<decltype(typed)>::value_type;
-          if (writable_) return std::invoke(f, typed);
-          return std::invoke(f, Tensor<const Value>(typed));
-        },
-        tensor_);
+  auto visit(F&& f) const {
+    return dispatch(dtype_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if (writable_) {
+        const Tensor<T> view = typed<T>();
+        return std::invoke(f, view);
+      }
+      const Tensor<const T> view = typed<const T>();
+      return std::invoke(f, view);
+    });
   }
 
   /// The typed view as a std::variant of read-only views, for std::visit by code that only
   /// reads (writable or not, its elements are const). visit() hands out writable views.
-  [[nodiscard]] read_only_variant_type variant() const {
-    return std::visit(
-        [](const auto& typed) -> read_only_variant_type {
-          using Value = typename std::remove_cvref_t<decltype(typed)>::value_type;
-          return Tensor<const Value>(typed);
-        },
-        tensor_);
-  }
+  /// Defined in the library: callers include <variant>.
+  [[nodiscard]] read_only_variant_type variant() const;
 
   /// This tensor when the dtype already matches (no copy, as PyTorch), else a contiguous
   /// converted copy with PyTorch's value rules (see convert.hpp).
@@ -138,21 +126,35 @@ class AnyTensor {
   [[nodiscard]] AnyTensor clone() const;
 
  private:
-  /// The variant alternative for a typed view: moved in whole when it already is one (each
-  /// extra move of its extents shows in view creation), rebuilt otherwise.
-  template <class T, std::size_t Rank>
-  static variant_type alternative(Tensor<T, Rank>&& tensor) {
-    using Value = std::remove_const_t<T>;
-    if constexpr (std::is_same_v<Tensor<T, Rank>, Tensor<Value>>) {
-      return variant_type(std::in_place_type<Tensor<Value>>, std::move(tensor));
-    } else {
-      return variant_type(std::in_place_type<Tensor<Value>>, const_cast<Value*>(tensor.data_),
-                          dynamic_extents(std::move(tensor.shape_)), dynamic_extents(std::move(tensor.strides_)),
-                          std::move(tensor.owner_), tensor.device_);
-    }
+  friend AnyTensor detail::make_view(DType, void*, std::span<const index_t>, std::span<const index_t>,
+                                     KeepAlive&&, Device, bool);
+
+  /// The one untyped builder: shape and strides are written once, where they stay.
+  AnyTensor(DType dtype, void* data, std::span<const index_t> shape, std::span<const index_t> strides,
+            KeepAlive&& owner, Device device, bool writable)
+      : data_(data), shape_(shape), strides_(strides), owner_(std::move(owner)), device_{device.kind, device.index},
+        dtype_(dtype), writable_(writable) {}
+
+  static DynamicExtents&& dynamic_extents(DynamicExtents&& extents) noexcept { return std::move(extents); }
+  template <std::size_t Rank>
+  static DynamicExtents dynamic_extents(std::array<index_t, Rank>&& extents) {
+    return DynamicExtents(std::span<const index_t>(extents));
   }
 
-  variant_type tensor_;
+  /// The view as `Tensor<T, Rank>`; the dtype, rank and writability are known to allow it.
+  template <class T, std::size_t Rank = dynamic>
+  [[nodiscard]] Tensor<T, Rank> typed() const {
+    using Shape = Extents<Rank>;
+    return Tensor<T, Rank>(static_cast<T*>(data_), detail::to_extents<Shape>(shape_),
+                           detail::to_extents<Shape>(strides_), owner_, device_);
+  }
+
+  void* data_;
+  DynamicExtents shape_;
+  DynamicExtents strides_;
+  KeepAlive owner_;
+  Device device_;
+  DType dtype_;
   bool writable_;
 };
 
@@ -164,10 +166,7 @@ namespace detail {
 /// of the handle on the import's critical path.
 inline AnyTensor make_view(DType dtype, void* data, std::span<const index_t> shape, std::span<const index_t> strides,
                            KeepAlive&& owner, Device device, bool writable) {
-  return dispatch(dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    return AnyTensor(static_cast<T*>(data), shape, strides, std::move(owner), device, writable);
-  });
+  return AnyTensor(dtype, data, shape, strides, std::move(owner), device, writable);
 }
 
 }  // namespace detail

@@ -9,9 +9,10 @@
 // unknown. Memory zerotensor allocates, DLPack and Arrow imports carry their real device.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
+#include <iterator>
 #include <memory>
-#include <ranges>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -25,12 +26,27 @@ namespace zt {
 using KeepAlive = std::shared_ptr<const void>;
 
 namespace detail {
+// Spelled with the range access of <iterator> rather than <ranges>' concepts: <ranges>
+// would double what every zerotensor header costs to compile beyond Eigen's own.
+
+/// A range whose elements lie contiguously in memory: std::ranges::data gives their
+/// address (a .data() member or a contiguous iterator) and std::ranges::size their count.
 template <class R>
-concept ByteRange = std::ranges::contiguous_range<R> && std::ranges::sized_range<R>;
+concept ByteRange = requires(R& range) {
+  { std::ranges::data(range) } -> std::same_as<std::add_pointer_t<std::remove_reference_t<decltype(*std::ranges::data(range))>>>;
+  std::ranges::size(range);
+};
+
+/// The element type of a ByteRange, const when its elements are.
+template <class R>
+using range_element_t = std::remove_reference_t<decltype(*std::ranges::data(std::declval<R&>()))>;
 
 template <class R>
-inline constexpr bool range_is_read_only =
-    std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<R>>>;
+inline constexpr bool range_is_read_only = std::is_const_v<range_element_t<R>>;
+
+/// A view (std::span, std::string_view) whose pointer stays valid after it dies.
+template <class R>
+inline constexpr bool borrows_memory = std::ranges::enable_borrowed_range<std::remove_cvref_t<R>>;
 }  // namespace detail
 
 class Buffer {
@@ -42,7 +58,7 @@ class Buffer {
     requires detail::ByteRange<Range> && (!std::is_same_v<std::remove_cvref_t<Range>, Buffer>)
   Buffer(Range&& range) {  // NOLINT(google-explicit-constructor): implicit by design
     using Plain = std::remove_cvref_t<Range>;
-    if constexpr (std::is_lvalue_reference_v<Range> || std::ranges::borrowed_range<Range>) {
+    if constexpr (std::is_lvalue_reference_v<Range> || detail::borrows_memory<Range>) {
       set_range(range, detail::range_is_read_only<Range>);
     } else {
       auto owned = std::make_shared<Plain>(std::forward<Range>(range));
@@ -90,7 +106,7 @@ class Buffer {
  private:
   template <class Range>
   void set_range(Range& range, bool read_only) noexcept {
-    using Element = std::remove_reference_t<std::ranges::range_reference_t<Range&>>;
+    using Element = detail::range_element_t<Range>;
     data_ = reinterpret_cast<std::byte*>(
         const_cast<std::remove_const_t<Element>*>(std::ranges::data(range)));
     size_ = std::ranges::size(range) * sizeof(Element);

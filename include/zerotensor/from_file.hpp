@@ -16,12 +16,12 @@
 //   writer's responsibility.
 #pragma once
 
-#include <filesystem>
 #include <optional>
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/device.hpp"
 #include "zerotensor/dtype.hpp"
+#include "zerotensor/path_ref.hpp"
 
 namespace zt {
 
@@ -52,7 +52,7 @@ struct FromFileOptions {
 /// count that overflows, a file shorter than the mapping ("file <f> size <S> is smaller
 /// than the required mapping size <N>") and Bool bytes other than 0/1; DeviceError for a
 /// device the build or machine cannot reach.
-[[nodiscard]] AnyTensor from_file(const std::filesystem::path& path, FromFileOptions options = {});
+[[nodiscard]] AnyTensor from_file(PathRef path, FromFileOptions options = {});
 
 namespace detail {
 void check_typed_from_file(DType element_dtype, bool element_is_const, const FromFileOptions& options);
@@ -61,7 +61,7 @@ void check_typed_from_file(DType element_dtype, bool element_is_const, const Fro
 /// The typed form. `const T` maps the file read-only; a non-const `T` with writable = false,
 /// or a `dtype` option other than T's, throws TypeError before anything is opened.
 template <Element T>
-[[nodiscard]] Tensor<T, 1> from_file(const std::filesystem::path& path, FromFileOptions options = {}) {
+[[nodiscard]] Tensor<T, 1> from_file(PathRef path, FromFileOptions options = {}) {
   detail::check_typed_from_file(dtype_of<T>, std::is_const_v<T>, options);
   options.dtype = dtype_of<T>;
   options.writable = !std::is_const_v<T>;

@@ -10,10 +10,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <filesystem>
 #include <optional>
 
 #include "zerotensor/buffer.hpp"
+#include "zerotensor/path_ref.hpp"
 
 namespace zt {
 
@@ -37,6 +37,6 @@ struct MapFileOptions {
 /// opened or mapped or is not a regular file; ValueError "file <p> size <S> is smaller than
 /// the required mapping size <N>" when it is too short; ValueError for `create` without
 /// shared access. The Buffer is read-only exactly when the access is read_only.
-[[nodiscard]] Buffer map_file(const std::filesystem::path& path, MapFileOptions options = {});
+[[nodiscard]] Buffer map_file(PathRef path, MapFileOptions options = {});
 
 }  // namespace zt

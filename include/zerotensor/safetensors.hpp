@@ -11,7 +11,6 @@
 // are refused; complex128 has no safetensors name, so save refuses it.
 #pragma once
 
-#include <filesystem>
 #include <functional>
 #include <map>
 #include <string>
@@ -19,6 +18,7 @@
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/load_options.hpp"
+#include "zerotensor/path_ref.hpp"
 
 namespace zt {
 
@@ -36,7 +36,7 @@ struct SafetensorsFile {
 /// not parse or is not an object, a bad entry, an unsupported dtype, offsets outside the
 /// data area or overlapping, a length that is not shape x itemsize, metadata values that
 /// are not strings) and for data that needs a copy which `options` forbid.
-[[nodiscard]] SafetensorsFile load_safetensors(const std::filesystem::path& path, LoadOptions options = {});
+[[nodiscard]] SafetensorsFile load_safetensors(PathRef path, LoadOptions options = {});
 
 /// Writes `tensors` (and `metadata` as "__metadata__") to `path`: an 8-byte little-endian
 /// header length, the JSON header padded with spaces to a multiple of 8 bytes, then the
@@ -44,7 +44,7 @@ struct SafetensorsFile {
 /// its type. ValueError for the name "__metadata__"; TypeError for complex128;
 /// DeviceError for memory the host cannot touch; IOError when writing fails. Atomic, as
 /// save_npy: views of the file being replaced stay valid, and a failed save changes nothing.
-void save_safetensors(const std::filesystem::path& path, const std::map<std::string, AnyTensor, std::less<>>& tensors,
+void save_safetensors(PathRef path, const std::map<std::string, AnyTensor, std::less<>>& tensors,
                       const std::map<std::string, std::string, std::less<>>& metadata = {});
 
 }  // namespace zt
