@@ -1,6 +1,6 @@
 // The copy behind AnyTensor::to(Device). Its definition depends on the build: the CPU
-// build (src/device_copy_cpu.cpp) copies only between host memory it can touch, the CUDA
-// build (src/cuda/device_copy.cu) copies between any two devices with cudaMemcpy. This
+// build (src/no_cuda.cpp) refuses every copy that needs the CUDA runtime, the CUDA
+// build (src/cuda/device_copy.cu) copies between any two devices (staged_transfer.hpp). This
 // header names no CUDA type, so CPU builds never see CUDA headers.
 #pragma once
 
