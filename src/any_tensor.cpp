@@ -41,11 +41,13 @@ AnyTensor AnyTensor::to(DType dtype) const {
   return converted;
 }
 
-AnyTensor AnyTensor::to(Device device) const {
+AnyTensor AnyTensor::to(Device device) const { return to(device, ToOptions{}); }
+
+AnyTensor AnyTensor::to(Device device, const ToOptions& options) const {
   if (device == this->device()) return *this;
   // Pinned or managed memory (e.g. from DLPack) is host memory: no CUDA call is needed.
   if (device == cpu && this->device().is_host_accessible()) return clone();
-  return detail::copy_to_device(*this, device);
+  return detail::copy_to_device(*this, device, options);
 }
 
 AnyTensor AnyTensor::clone() const {

@@ -26,7 +26,6 @@ AnyTensor own_copy(const AnyTensor& tensor) {
 
 /// Bytes at an address the dtype cannot start at, copied byte for byte into aligned memory.
 AnyTensor aligned_copy(const Buffer& buffer, DType dtype, index_t count) {
-  require_host_memory("asarray", buffer.data());
   AnyTensor copy = empty(std::span<const index_t>(&count, 1), dtype);
   std::memcpy(copy.mutable_data_ptr(), buffer.data(), copy.nbytes());
   return copy;

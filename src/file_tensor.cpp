@@ -8,6 +8,8 @@
 #include "zerotensor/empty.hpp"
 #include "zerotensor/storage.hpp"
 
+#include "staged_transfer.hpp"
+
 namespace zt::detail {
 namespace {
 
@@ -41,6 +43,20 @@ std::string copy_reason(const std::byte* source, const StoredTensor& stored, ind
   return {};
 }
 
+/// The tensor in memory of its own on options.device, streamed from the mapping.
+AnyTensor upload_stored_tensor(const std::byte* source, const StoredTensor& stored, index_t count,
+                               const LoadOptions& options, std::string_view description) {
+  const std::size_t swap_unit = needs_byte_swap(stored, count) ? byte_order_unit(stored.dtype) : 1;
+  const FillStaging fill = [source, swap_unit](std::size_t offset, std::span<std::byte> staging) {
+    copy_bytes(source + offset, staging.data(), staging.size(), swap_unit);
+  };
+  std::shared_ptr<std::byte> memory = upload_staged(std::size_t(count) * itemsize(stored.dtype), fill, options.device,
+                                                    concat(description, ": loading to ", options.device));
+  std::byte* data = memory.get();
+  return make_view(stored.dtype, data, stored.shape, stored.strides, std::move(memory), options.device,
+                   options.access != MapAccess::read_only);
+}
+
 }  // namespace
 
 void refuse_zip_archive(std::span<const std::byte> file, std::string_view format, std::string_view description) {
@@ -52,6 +68,15 @@ void refuse_zip_archive(std::span<const std::byte> file, std::string_view format
 }
 
 MapAccess mapping_access(const LoadOptions& options) {
+  if (options.device != cpu) {
+    if (options.copy == false)
+      throw ValueError(concat("copy = false cannot be combined with device ", options.device,
+                              ": a tensor there is a copy of the file's bytes"));
+    if (options.access == MapAccess::shared)
+      throw ValueError(concat("shared access cannot be combined with device ", options.device,
+                              ": writes to a copy there never reach the file"));
+    return MapAccess::read_only;
+  }
   if (options.copy.value_or(false)) {
     if (options.access == MapAccess::shared)
       throw ValueError("copy = true cannot be combined with shared access: writes to copies never reach the file");
@@ -67,6 +92,7 @@ AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, 
   const std::size_t length = std::size_t(count) * itemsize(stored.dtype);
   const bool writable = options.access != MapAccess::read_only;
   if (stored.dtype == bool_) check_bool_bytes(source, count, description);
+  if (options.device != cpu) return upload_stored_tensor(source, stored, count, options, description);
 
   const std::string reason = copy_reason(source, stored, count);
   if (reason.empty() && !options.copy.value_or(false))

@@ -1,6 +1,7 @@
-// AnyTensor::to(Device) on the host side, in every build: the same device gives the same
-// view, pinned or managed memory copies to the CPU without CUDA, and a build without
-// CUDA refuses GPU copies naming both devices (the CUDA build's errors are in
+// Devices on the host side, in every build: a view's device is its Buffer's label, taken
+// without asking a driver; AnyTensor::to(Device) on the same device gives the same view,
+// pinned or managed memory copies to the CPU without CUDA, and a build without CUDA
+// refuses GPU copies naming both devices (the CUDA build's errors are in
 // test/cuda/test_cuda_without_gpu.cu).
 #include <boost/test/unit_test.hpp>
 
@@ -10,6 +11,9 @@
 #include <vector>
 
 #include "zerotensor/any_tensor.hpp"
+#include "zerotensor/asarray.hpp"
+#include "zerotensor/device_of.hpp"
+#include "zerotensor/frombuffer.hpp"
 #include "message_check.hpp"
 
 namespace {
@@ -20,6 +24,24 @@ constexpr zt::Device managed{zt::DeviceKind::CUDAManaged, 1};
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(device_copy)
+
+BOOST_AUTO_TEST_CASE(a_view_is_on_the_device_its_buffer_names) {
+  std::vector<float> values(4, 1.0f);
+  BOOST_TEST(zt::device_of(values.data()) == zt::cpu);  // ordinary host memory, in every build
+  BOOST_TEST(zt::frombuffer<float>(values).device() == zt::cpu);
+  const zt::AnyTensor in_pinned = zt::frombuffer(zt::Buffer(values.data(), 16, {}, pinned), zt::float32);
+  BOOST_TEST(in_pinned.device() == pinned);
+  BOOST_TEST((in_pinned.as<float, 1>().at(3)) == 1.0f);  // pinned memory is host memory
+  const auto names_cuda = [](const zt::DeviceError& e) {
+    return message_has(e, "is on cuda:1, which the host cannot access");
+  };
+  const zt::Buffer on_device(values.data(), 16, {}, zt::cuda(1));
+  BOOST_CHECK_EXCEPTION((void)zt::frombuffer<float>(on_device), zt::DeviceError, names_cuda);
+  BOOST_CHECK_EXCEPTION((void)zt::frombuffer(on_device, zt::float32), zt::DeviceError, names_cuda);
+  BOOST_CHECK_EXCEPTION((void)zt::asarray(on_device, {.dtype = zt::float32}), zt::DeviceError, names_cuda);
+  const zt::Buffer misaligned_on_device(reinterpret_cast<std::byte*>(values.data()) + 1, 8, {}, zt::cuda(1));
+  BOOST_CHECK_EXCEPTION((void)zt::asarray(misaligned_on_device, {.dtype = zt::float32}), zt::DeviceError, names_cuda);
+}
 
 BOOST_AUTO_TEST_CASE(the_same_device_gives_the_same_view) {
   auto values = std::make_shared<std::vector<double>>(6, 1.0);

@@ -167,21 +167,9 @@ BOOST_AUTO_TEST_CASE(FF12_shared_growing_a_shorter_file_keeps_every_existing_byt
   for (int i = 0; i < 8; ++i) BOOST_TEST(t(i) == expected[std::size_t(i)]);
 }
 
-BOOST_AUTO_TEST_CASE(FF14_pinned_memory_is_refused) {
-  TempDir dir;
-  write_bytes(dir / "f8.bin", one_to_eight());
-  const zt::Device pinned{zt::DeviceKind::CUDAHost, 0};
-  BOOST_CHECK_EXCEPTION((void)zt::from_file(dir / "f8.bin", {.size = 8, .dtype = zt::uint8, .device = pinned}),
-                        zt::DeviceError,
-                        with_message<zt::DeviceError>("from_file: only CPU tensors can be mapped to files; got device cuda_host:0"));
-}
-
-BOOST_AUTO_TEST_CASE(FF15_a_non_cpu_device_is_refused) {
-  TempDir dir;
-  write_bytes(dir / "f8.bin", one_to_eight());
-  BOOST_CHECK_EXCEPTION((void)zt::from_file(dir / "f8.bin", {.size = 8, .dtype = zt::uint8, .device = zt::cuda(0)}),
-                        zt::DeviceError, with_message<zt::DeviceError>("got device cuda:0"));
-}
+// FF14, FF15: PyTorch refuses pinned memory and the meta device for a file tensor;
+// zerotensor streams a file to a GPU or pinned memory (the `device` option), which
+// test_load_to_device and test/cuda/ check.
 
 BOOST_AUTO_TEST_CASE(FF17_a_negative_size_is_refused_before_mapping) {
   TempDir dir;

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "zerotensor/tensor.hpp"
+#include "zerotensor/to_options.hpp"
 
 namespace zt {
 
@@ -118,6 +119,9 @@ class AnyTensor {
   /// memory (strided sources included). Copies to or from GPU memory need the CUDA build
   /// (DeviceError otherwise, or when the GPU or driver is missing, naming the CUDA error).
   [[nodiscard]] AnyTensor to(Device device) const;
+  /// The same, queued on `options.stream` and, with non_blocking, returning before a copy
+  /// from pinned or device memory completes (to_options.hpp says when the source may be reused).
+  [[nodiscard]] AnyTensor to(Device device, const ToOptions& options) const;
   /// A contiguous, writable copy in memory of its own.
   [[nodiscard]] AnyTensor clone() const;
 

@@ -1,6 +1,12 @@
 // zt::Buffer: the C++ form of Python's buffer protocol — bytes, their length, whether
 // they may be written, the device, and an optional keep-alive owner. Bytes know nothing
 // of shapes or dtypes.
+//
+// The device is the caller's word, as with PyTorch's from_blob: no constructor asks the
+// CUDA driver, so a view costs the same in every build. A device pointer handed in as host
+// memory (the default `cpu`) is not detected and must not be touched by host code; label
+// it with its device, or ask zt::device_of(address) (device_of.hpp) where its origin is
+// unknown. Memory zerotensor allocates, DLPack and Arrow imports carry their real device.
 #pragma once
 
 #include <concepts>

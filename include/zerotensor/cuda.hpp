@@ -9,7 +9,8 @@
 // zerotensor::zerotensor target adds that flag to CUDA sources), before
 // <zerotensor/eigen_tensor.hpp> and any other Eigen Tensor header: Eigen's Tensor module
 // compiles its GPU support only when EIGEN_USE_GPU is defined the first time it is
-// included. The other zerotensor headers may come before it.
+// included. Include it first: a zerotensor header before it brings in Eigen/Core without
+// EIGEN_USE_GPU, and nvcc then fails in Eigen's GPU tensor code.
 #pragma once
 
 #if !defined(ZT_CUDA) || !ZT_CUDA
@@ -33,6 +34,7 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "zerotensor/any_tensor.hpp"
+#include "zerotensor/device_of.hpp"
 #include "zerotensor/eigen_tensor.hpp"
 #include "zerotensor/empty.hpp"
 #include "zerotensor/storage.hpp"
@@ -44,11 +46,6 @@ namespace zt {
 
 /// Whether a CUDA device can be used (as torch.cuda.is_available()).
 [[nodiscard]] inline bool cuda_is_available() noexcept { return cuda_device_count() > 0; }
-
-/// The device the CUDA driver reports for `address`: cuda(i) for device memory,
-/// CUDAHost for pinned memory, CUDAManaged for managed memory, cpu for ordinary host
-/// memory (and for every address when there is no GPU or driver).
-[[nodiscard]] Device device_of(const void* address);
 
 namespace detail {
 

@@ -4,8 +4,8 @@
 // Where zerotensor differs from PyTorch, on purpose:
 // - shared = true on an existing shorter file grows it and keeps every existing byte
 //   (PyTorch overwrites the first byte with 0).
-// - A negative size, a size whose byte count overflows, a directory and a non-CPU device
-//   are refused with clear errors instead of failing inside mmap or the dispatcher.
+// - A negative size, a size whose byte count overflows and a directory are refused with
+//   clear errors instead of failing inside mmap or the dispatcher.
 // - writable = false maps the file read-only and gives a read-only tensor (const elements
 //   through as<const T>()), so a file you may not write can be mapped; PyTorch 1.13
 //   crashes writing into such a mapping.
@@ -36,7 +36,10 @@ struct FromFileOptions {
   index_t size = 0;
   /// The element type; default_dtype() when unset.
   std::optional<DType> dtype{};
-  /// Only zt::cpu: a mapped file is host memory.
+  /// cpu: a view of the mapping. A GPU (cuda(i)), or pinned or managed memory: the bytes
+  /// streamed through the pinned staging buffers (staging.hpp) into memory of its own there
+  /// (the file is mapped read-only while it is read, never created or grown; shared = true
+  /// is a ValueError). DeviceError in a build without CUDA or where there is no GPU.
   Device device = cpu;
   /// false: map the file read-only (the file is then never created or grown, whatever
   /// `shared` says) and return a read-only tensor.
@@ -48,7 +51,7 @@ struct FromFileOptions {
 /// be opened, created or mapped, or is a directory; ValueError for a negative size, a byte
 /// count that overflows, a file shorter than the mapping ("file <f> size <S> is smaller
 /// than the required mapping size <N>") and Bool bytes other than 0/1; DeviceError for a
-/// device other than the CPU.
+/// device the build or machine cannot reach.
 [[nodiscard]] AnyTensor from_file(PathRef path, FromFileOptions options = {});
 
 namespace detail {

@@ -11,7 +11,6 @@
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/buffer.hpp"
-#include "zerotensor/detail/host_memory.hpp"
 
 namespace zt {
 
@@ -73,7 +72,6 @@ ElementRange frombuffer_range(const Buffer& buffer, FromBufferOptions options) {
   }
   if (!buffer.device().is_host_accessible()) throw_not_host_accessible("frombuffer", buffer.device());
   const index_t count = frombuffer_count(buffer.nbytes(), sizeof(T), options);
-  require_host_memory("frombuffer", buffer.data());
   std::byte* start = buffer.address() + options.offset;
   check_alignment("frombuffer", start, options.offset, dtype);
   if constexpr (dtype == bool_) check_bool_bytes(start, count);
@@ -85,7 +83,8 @@ ElementRange frombuffer_range(const Buffer& buffer, FromBufferOptions options) {
 /// A 1-D view of `count` elements of `T` starting `offset` bytes into `buffer`, sharing its
 /// memory and keeping its owner alive. `T` must be const when the buffer is read-only
 /// (TypeError otherwise). ValueError for PyTorch's range errors and a start address not
-/// aligned to alignof(T); DeviceError for memory the host cannot touch.
+/// aligned to alignof(T); DeviceError for a buffer whose device the host cannot touch (the
+/// device is the Buffer's label: no driver is asked, see buffer.hpp).
 template <Element T>
 [[nodiscard]] Tensor<T, 1> frombuffer(Buffer buffer, FromBufferOptions options = {}) {
   const auto [start, count] = detail::frombuffer_range<T>(buffer, options);

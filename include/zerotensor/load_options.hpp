@@ -9,10 +9,15 @@
 // Bool: bytes that become `bool` must be 0 or 1; the loaders check every byte of each Bool
 // tensor (a read proportional to that tensor's size) and throw ValueError naming the
 // first bad one.
+//
+// A device other than the CPU loads straight to it: each tensor is streamed from the
+// mapping through the pinned staging buffers (staging.hpp) into memory of its own on the
+// device, so the host never holds more of it than those buffers.
 #pragma once
 
 #include <optional>
 
+#include "zerotensor/device.hpp"
 #include "zerotensor/mapped_file.hpp"
 
 namespace zt {
@@ -29,6 +34,12 @@ struct LoadOptions {
   /// Copies have the writability the view would have had, so a tensor's type does not
   /// depend on how the file happens to be laid out.
   std::optional<bool> copy{};
+  /// Where the tensors go. cpu (default): views or copies as above. A GPU (cuda(i)), or
+  /// pinned or managed memory: copies owned by the tensors (the file is not kept mapped),
+  /// byte-swapped where needed, writable unless `access` is read_only; copy = false and
+  /// shared access are then ValueErrors. DeviceError in a build without CUDA, where there is
+  /// no GPU, or naming both sizes when the device has too little free memory.
+  Device device = cpu;
 };
 
 }  // namespace zt

@@ -1,6 +1,6 @@
 // Device memory owned by tensors, and what the CUDA driver says about an address.
 #include "zerotensor/cuda.hpp"
-#include "zerotensor/detail/host_memory.hpp"
+#include "zerotensor/device_of.hpp"
 #include "zerotensor/storage.hpp"
 
 #include "current_device.hpp"
@@ -37,15 +37,6 @@ void require_reachable_from(const char* operation, Device memory, Device context
                            ")) first"));
 }
 
-void require_host_memory(const char* operation, const void* address) {
-  const Device found = device_of(address);
-  if (found.is_host_accessible()) return;
-  throw DeviceError(concat(operation, ": the buffer says its memory at ", address,
-                           " is host memory, but the CUDA driver reports memory on ", found,
-                           ", which the host cannot access; give the Buffer the device ", found,
-                           " and copy it with to(zt::cpu)"));
-}
-
 }  // namespace detail
 
 int cuda_device_count() noexcept {
@@ -68,6 +59,20 @@ Device device_of(const void* address) {
   return cpu;
 }
 
+namespace {
+
+/// After a failed cudaMalloc on `device` (the current device): the sizes asked for
+/// (`operation` names them) and left.
+[[noreturn]] void throw_out_of_device_memory(const std::string& operation, Device device) {
+  (void)cudaGetLastError();
+  std::size_t free_bytes = 0, total_bytes = 0;
+  detail::check_cuda(operation + ": cudaMemGetInfo", cudaMemGetInfo(&free_bytes, &total_bytes));
+  throw DeviceError(detail::concat(operation, ": cudaMalloc failed: cudaErrorMemoryAllocation (out of memory): ",
+                                   device, " has ", free_bytes, " bytes free of ", total_bytes));
+}
+
+}  // namespace
+
 std::shared_ptr<std::byte> allocate_bytes(std::size_t size_bytes, Device device) {
   if (device.kind == DeviceKind::CPU) return allocate_bytes(size_bytes);
   const std::string operation = detail::concat("allocating ", size_bytes, " bytes on ", device);
@@ -83,7 +88,9 @@ std::shared_ptr<std::byte> allocate_bytes(std::size_t size_bytes, Device device)
   if (device.kind == DeviceKind::CUDAManaged) {
     detail::check_cuda(operation + ": cudaMallocManaged", cudaMallocManaged(&memory, request, cudaMemAttachGlobal));
   } else {
-    detail::check_cuda(operation + ": cudaMalloc", cudaMalloc(&memory, request));
+    const cudaError_t error = cudaMalloc(&memory, request);
+    if (error == cudaErrorMemoryAllocation) throw_out_of_device_memory(operation, device);
+    detail::check_cuda(operation + ": cudaMalloc", error);
   }
   // cudaFree finds the owning device through unified addressing, whatever is current.
   return {static_cast<std::byte*>(memory), [](std::byte* p) { (void)cudaFree(p); }};

@@ -1,7 +1,7 @@
 // The CUDA build on a machine without a usable GPU (CTest hides every GPU with
 // CUDA_VISIBLE_DEVICES=-1, so this runs the same with or without one): every operation
-// that needs the GPU throws DeviceError naming the CUDA error, and host memory keeps
-// working.
+// that needs the GPU (copies, staged copies, loads to a device, pinning) throws
+// DeviceError naming the CUDA error, and host memory keeps working.
 #include "zerotensor/cuda.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "zerotensor/from_file.hpp"
 #include "zerotensor/frombuffer.hpp"
+#include "zerotensor/npy.hpp"
+#include "zerotensor/pin_memory.hpp"
+#include "zerotensor/safetensors.hpp"
+#include "zerotensor/staging.hpp"
+#include "../file_test_support.hpp"
 
 namespace {
-
-bool message_has(const std::exception& e, const std::string& text) {
-  const bool found = std::string(e.what()).find(text) != std::string::npos;
-  if (!found) BOOST_TEST_MESSAGE("message was: " << e.what());
-  return found;
-}
 
 /// The two errors the runtime gives without a GPU: no device, or no (matching) driver.
 bool names_missing_gpu(const std::exception& e) {
@@ -67,12 +67,64 @@ BOOST_AUTO_TEST_CASE(copies_from_device_memory_name_the_cuda_error) {
   // the copy back must fail cleanly in the CUDA runtime, contiguous or strided.
   std::vector<float> values(12, 2.0f);
   const zt::AnyTensor device = host_matrix(values, zt::cuda(0));
-  BOOST_CHECK_EXCEPTION((void)device.to(zt::cpu), zt::DeviceError, [](const zt::DeviceError& e) {
-    return message_has(e, "AnyTensor::to: copying 48 bytes from cuda:0 to cpu failed: ") && names_missing_gpu(e);
-  });
+  const auto names_copy = [](const zt::DeviceError& e) {
+    return message_has(e, "AnyTensor::to: copying 48 bytes from cuda:0 to cpu") && names_missing_gpu(e);
+  };
+  BOOST_CHECK_EXCEPTION((void)device.to(zt::cpu), zt::DeviceError, names_copy);
+  // Strided: the 48-byte span it touches is copied first, then gathered on the host.
   const zt::AnyTensor transposed = zt::Tensor<float, 2>(values.data(), {4, 3}, {1, 4}, {}, zt::cuda(0));
-  BOOST_CHECK_EXCEPTION((void)transposed.to(zt::cpu), zt::DeviceError, [](const zt::DeviceError& e) {
-    return message_has(e, "staging 48 bytes of a strided tensor from cuda:0") && names_missing_gpu(e);
+  BOOST_CHECK_EXCEPTION((void)transposed.to(zt::cpu), zt::DeviceError, names_copy);
+}
+
+BOOST_AUTO_TEST_CASE(staged_copies_name_the_cuda_error) {
+  // More bytes than a staging buffer: the copy goes through the pinned buffers, which
+  // cannot be had without a GPU.
+  const zt::StagingOptions saved = zt::staging_options();
+  zt::set_staging_options({.buffer_bytes = 64, .buffers = 2, .host_threads = 1});
+  std::vector<float> values(1000, 2.0f);
+  const zt::AnyTensor device = zt::Tensor<float, 1>(values.data(), {1000}, {1}, {}, zt::cuda(0));
+  BOOST_CHECK_EXCEPTION((void)device.to(zt::cpu), zt::DeviceError, [](const zt::DeviceError& e) {
+    return message_has(e, "AnyTensor::to: copying 4000 bytes from cuda:0 to cpu") && names_missing_gpu(e);
+  });
+  const zt::AnyTensor host = zt::Tensor<float, 1>(values.data(), {1000}, {1});
+  BOOST_CHECK_EXCEPTION((void)host.to(zt::cuda(0), {.non_blocking = true}), zt::DeviceError,
+                        [](const zt::DeviceError& e) {
+                          return message_has(e, "allocating 4000 bytes on cuda:0") && names_missing_gpu(e);
+                        });
+  zt::set_staging_options(saved);
+}
+
+BOOST_AUTO_TEST_CASE(loading_to_a_gpu_names_the_cuda_error) {
+  const zt_test::TempDir dir;
+  std::vector<float> values(16, 1.0f);
+  const zt::AnyTensor host = zt::Tensor<float, 1>(values.data(), {16}, {1});
+  zt::save_npy(dir / "a.npy", host);
+  zt::save_safetensors(dir / "a.safetensors", {{"w", host}});
+  const std::string npy = (dir / "a.npy").native();
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy(npy, {.device = zt::cuda(0)}), zt::DeviceError,
+                        [&](const zt::DeviceError& e) {
+                          return message_has(e, "load_npy: <" + npy + ">: array: loading to cuda:0: cudaGetDeviceCount failed: ") &&
+                                 names_missing_gpu(e);
+                        });
+  BOOST_CHECK_EXCEPTION((void)zt::load_safetensors(dir / "a.safetensors", {.device = {zt::DeviceKind::CUDAHost, 0}}),
+                        zt::DeviceError, [](const zt::DeviceError& e) {
+                          return message_has(e, "'w'") && message_has(e, "loading to cuda_host:0") && names_missing_gpu(e);
+                        });
+  BOOST_CHECK_EXCEPTION((void)zt::from_file(npy, {.size = 4, .dtype = zt::uint8, .device = zt::cuda(0)}),
+                        zt::DeviceError, [&](const zt::DeviceError& e) {
+                          return message_has(e, "from_file: <" + npy + ">: loading to cuda:0") && names_missing_gpu(e);
+                        });
+}
+
+BOOST_AUTO_TEST_CASE(pinning_names_the_cuda_error) {
+  std::vector<float> values(12);
+  const zt::AnyTensor host = host_matrix(values);
+  BOOST_CHECK_EXCEPTION((void)zt::pin_memory(host), zt::DeviceError, [](const zt::DeviceError& e) {
+    return message_has(e, "pin_memory: cudaHostRegister of 48 bytes at ") && names_missing_gpu(e);
+  });
+  const zt::AnyTensor device = host_matrix(values, zt::cuda(0));
+  BOOST_CHECK_EXCEPTION((void)zt::pin_memory(device), zt::DeviceError, [](const zt::DeviceError& e) {
+    return message_has(e, "pin_memory: only ordinary host memory can be pinned; the tensor is on cuda:0");
   });
 }
 
@@ -91,7 +143,7 @@ BOOST_AUTO_TEST_CASE(host_only_operations_refuse_device_memory) {
 BOOST_AUTO_TEST_CASE(host_memory_works_as_in_a_cpu_build) {
   std::vector<float> values(12);
   std::iota(values.begin(), values.end(), 0.0f);
-  // frombuffer asks the driver whether the memory is device memory; without one it is not.
+  // The Buffer's label says host memory; frombuffer takes it without asking the driver.
   const zt::Tensor<float, 1> view = zt::frombuffer<float>(values);
   BOOST_TEST(view.data() == values.data());
   BOOST_TEST(view.at(11) == 11.0f);

@@ -1,6 +1,6 @@
 // The copy behind AnyTensor::to(Device). Its definition depends on the build: the CPU
-// build (src/device_copy_cpu.cpp) copies only between host memory it can touch, the CUDA
-// build (src/cuda/device_copy.cu) copies between any two devices with cudaMemcpy. This
+// build (src/no_cuda.cpp) refuses every copy that needs the CUDA runtime, the CUDA
+// build (src/cuda/device_copy.cu) copies between any two devices (staged_transfer.hpp). This
 // header names no CUDA type, so CPU builds never see CUDA headers.
 #pragma once
 
@@ -11,9 +11,9 @@ namespace zt::detail {
 /// A contiguous, writable copy of `source` in new memory on `target`, owned by the result
 /// (freed when its last view dies); AnyTensor::to calls it for every copy that needs the
 /// CUDA runtime (host-accessible → cpu it does by clone()). Strided sources are gathered.
-/// DeviceError when the
-/// build cannot reach `target`, when the device does not exist, or when the CUDA runtime
-/// fails (the message names the CUDA error).
-[[nodiscard]] AnyTensor copy_to_device(const AnyTensor& source, Device target);
+/// Queued on `options.stream`, waited for unless options.non_blocking allows
+/// (to_options.hpp). DeviceError when the build cannot reach `target`, when the device does
+/// not exist, or when the CUDA runtime fails (the message names the CUDA error).
+[[nodiscard]] AnyTensor copy_to_device(const AnyTensor& source, Device target, const ToOptions& options = {});
 
 }  // namespace zt::detail

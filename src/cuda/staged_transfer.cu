@@ -1,0 +1,190 @@
+// The staged copy's CUDA side: pinned buffers kept in a pool, one event per buffer, and
+// cudaMemcpyAsync on the caller's stream. The schedule itself is src/staged_copy.hpp.
+#include "staged_transfer.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "zerotensor/staging.hpp"
+#include "zerotensor/storage.hpp"
+
+#include "../staged_copy.hpp"
+#include "current_device.hpp"
+
+namespace zt::detail {
+namespace {
+
+struct FreePinned {
+  void operator()(std::byte* memory) const noexcept { (void)cudaFreeHost(memory); }
+};
+using PinnedBuffer = std::unique_ptr<std::byte, FreePinned>;
+
+struct DestroyEvent {
+  void operator()(cudaEvent_t event) const noexcept { (void)cudaEventDestroy(event); }
+};
+using Event = std::unique_ptr<CUevent_st, DestroyEvent>;
+
+/// Idle pinned buffers kept between copies: pinning memory costs far more than copying a chunk.
+class PinnedPool {
+ public:
+  /// `count` buffers of `bytes`: idle ones first, then new ones (portable: any GPU copies
+  /// from them at the pinned rate).
+  std::vector<PinnedBuffer> take(std::size_t count, std::size_t bytes, const std::string& operation) {
+    std::vector<PinnedBuffer> taken;
+    {
+      const std::lock_guard lock(mutex_);
+      if (bytes != bytes_) idle_.clear();
+      bytes_ = bytes;
+      for (; taken.size() < count && !idle_.empty(); idle_.pop_back()) taken.push_back(std::move(idle_.back()));
+    }
+    while (taken.size() < count) {
+      void* memory = nullptr;
+      check_cuda(concat(operation, ": cudaHostAlloc of a ", bytes, "-byte staging buffer"),
+                 cudaHostAlloc(&memory, bytes, cudaHostAllocPortable));
+      taken.emplace_back(static_cast<std::byte*>(memory));
+    }
+    return taken;
+  }
+
+  /// Keeps up to `keep` of `buffers` for the next copy; frees the rest, and all of them when
+  /// the buffer size changed meanwhile.
+  void give_back(std::vector<PinnedBuffer>& buffers, std::size_t bytes, std::size_t keep) {
+    const std::lock_guard lock(mutex_);
+    if (bytes != bytes_) return;
+    for (PinnedBuffer& buffer : buffers)
+      if (idle_.size() < keep) idle_.push_back(std::move(buffer));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::size_t bytes_ = 0;
+  std::vector<PinnedBuffer> idle_;
+};
+
+PinnedPool& pinned_pool() {
+  static PinnedPool pool;
+  return pool;
+}
+
+/// The plan and the buffers and events of one staged copy; the buffers go back to the pool
+/// however the copy ends.
+class StagingSet {
+ public:
+  StagingSet(std::size_t size_bytes, StagingDirection direction, const std::string& operation)
+      : options_(staging_options()),
+        plan_{size_bytes, options_.buffer_bytes, options_.buffers, options_.host_threads, direction},
+        buffers_(pinned_pool().take(std::min(plan_.buffers, (size_bytes + plan_.chunk_bytes - 1) / plan_.chunk_bytes),
+                                    plan_.chunk_bytes, operation)) {
+    for (std::size_t i = 0; i < buffers_.size(); ++i) {
+      cudaEvent_t event = nullptr;
+      check_cuda(operation + ": cudaEventCreateWithFlags", cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+      events_.emplace_back(event);
+    }
+  }
+  ~StagingSet() { pinned_pool().give_back(buffers_, options_.buffer_bytes, options_.buffers); }
+  StagingSet(const StagingSet&) = delete;
+  StagingSet& operator=(const StagingSet&) = delete;
+
+  [[nodiscard]] const StagingPlan& plan() const noexcept { return plan_; }
+  [[nodiscard]] std::byte* buffer(std::size_t index) const noexcept { return buffers_[index].get(); }
+  [[nodiscard]] cudaEvent_t event(std::size_t index) const noexcept { return events_[index].get(); }
+
+ private:
+  StagingOptions options_;
+  StagingPlan plan_;
+  std::vector<PinnedBuffer> buffers_;
+  std::vector<Event> events_;
+};
+
+/// What both directions share: the copy of a chunk on the stream, marked by the buffer's event.
+class StreamSteps {
+ public:
+  StreamSteps(const StagingSet& staging, cudaStream_t stream, const std::string& operation)
+      : staging_(staging), stream_(stream), operation_(operation) {}
+
+  void wait_for_device(std::size_t buffer) const {
+    check_cuda(operation_ + ": cudaEventSynchronize", cudaEventSynchronize(staging_.event(buffer)));
+  }
+
+ protected:
+  void copy(void* destination, const void* source, const StagedChunk& chunk, cudaMemcpyKind kind) const {
+    check_cuda(concat(operation_, ": cudaMemcpyAsync of chunk ", chunk.index, " (", chunk.length, " bytes)"),
+               cudaMemcpyAsync(destination, source, chunk.length, kind, stream_));
+    check_cuda(operation_ + ": cudaEventRecord", cudaEventRecord(staging_.event(chunk.buffer), stream_));
+  }
+  const StagingSet& staging_;
+
+ private:
+  cudaStream_t stream_;
+  const std::string& operation_;
+};
+
+class UploadSteps : public StreamSteps {
+ public:
+  UploadSteps(const StagingSet& staging, std::byte* destination, const FillStaging& fill, cudaStream_t stream,
+              const std::string& operation)
+      : StreamSteps(staging, stream, operation), destination_(destination), fill_(fill) {}
+
+  void host_step(const StagedChunk& chunk) const { fill_(chunk.offset, {staging_.buffer(chunk.buffer), chunk.length}); }
+  void device_step(const StagedChunk& chunk) const {
+    copy(destination_ + chunk.offset, staging_.buffer(chunk.buffer), chunk, cudaMemcpyHostToDevice);
+  }
+
+ private:
+  std::byte* destination_;
+  const FillStaging& fill_;
+};
+
+class DownloadSteps : public StreamSteps {
+ public:
+  DownloadSteps(const StagingSet& staging, std::byte* destination, const std::byte* source, cudaStream_t stream,
+                const std::string& operation)
+      : StreamSteps(staging, stream, operation), destination_(destination), source_(source) {}
+
+  void host_step(const StagedChunk& chunk) const {
+    std::memcpy(destination_ + chunk.offset, staging_.buffer(chunk.buffer), chunk.length);
+  }
+  void device_step(const StagedChunk& chunk) const {
+    copy(staging_.buffer(chunk.buffer), source_ + chunk.offset, chunk, cudaMemcpyDeviceToHost);
+  }
+
+ private:
+  std::byte* destination_;
+  const std::byte* source_;
+};
+
+}  // namespace
+
+void upload_staged_into(std::byte* destination, int device_index, std::size_t size_bytes, const FillStaging& fill,
+                        cudaStream_t stream, const std::string& operation) {
+  if (size_bytes == 0) return;
+  const CurrentDevice current(operation, device_index);
+  const StagingSet staging(size_bytes, StagingDirection::to_device, operation);
+  UploadSteps steps(staging, destination, fill, stream, operation);
+  run_staged_copy(staging.plan(), steps);
+}
+
+void download_staged(std::byte* destination, const std::byte* source, int device_index, std::size_t size_bytes,
+                     cudaStream_t stream, const std::string& operation) {
+  if (size_bytes == 0) return;
+  const CurrentDevice current(operation, device_index);
+  const StagingSet staging(size_bytes, StagingDirection::from_device, operation);
+  DownloadSteps steps(staging, destination, source, stream, operation);
+  run_staged_copy(staging.plan(), steps);
+}
+
+std::shared_ptr<std::byte> upload_staged(std::size_t size_bytes, const FillStaging& fill, Device target,
+                                         const std::string& operation) {
+  require_cuda_device(operation, target);  // first, so the message names what was being loaded
+  std::shared_ptr<std::byte> memory = allocate_bytes(size_bytes, target);
+  if (target.is_host_accessible()) {
+    fill(0, {memory.get(), size_bytes});  // pinned or managed memory: written in place
+  } else {
+    upload_staged_into(memory.get(), target.index, size_bytes, fill, nullptr, operation);
+  }
+  return memory;
+}
+
+}  // namespace zt::detail
