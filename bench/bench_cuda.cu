@@ -84,9 +84,8 @@ void BM_from_file_to_device(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * state.range(0) * 4);
 }
 
-// The pinned floor: cudaMalloc, cudaMemcpy from pinned memory, cudaFree.
-void BM_cudaMemcpy_pinned_to_device(benchmark::State& state) {
-  const zt::AnyTensor host = host_floats(state.range(0)).to(pinned);
+/// cudaMalloc, cudaMemcpy from `host`, cudaFree: the floors the copies are measured against.
+void copy_to_fresh_device_memory(benchmark::State& state, const zt::AnyTensor& host) {
   const std::size_t bytes = host.nbytes();
   for (auto _ : state) {
     void* device = nullptr;
@@ -97,17 +96,14 @@ void BM_cudaMemcpy_pinned_to_device(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * state.range(0) * 4);
 }
 
-// The pageable floor: cudaMalloc, cudaMemcpy from ordinary memory, cudaFree.
+// The pinned floor.
+void BM_cudaMemcpy_pinned_to_device(benchmark::State& state) {
+  copy_to_fresh_device_memory(state, host_floats(state.range(0)).to(pinned));
+}
+
+// The pageable floor.
 void BM_cudaMemcpy_to_device(benchmark::State& state) {
-  const zt::AnyTensor host = host_floats(state.range(0));
-  const std::size_t bytes = host.nbytes();
-  for (auto _ : state) {
-    void* device = nullptr;
-    check("cudaMalloc", cudaMalloc(&device, bytes));
-    check("cudaMemcpy", cudaMemcpy(device, host.data_ptr(), bytes, cudaMemcpyHostToDevice));
-    check("cudaFree", cudaFree(device));
-  }
-  state.SetBytesProcessed(state.iterations() * state.range(0) * 4);
+  copy_to_fresh_device_memory(state, host_floats(state.range(0)));
 }
 
 // Device → host: to(zt::cpu) allocates host memory and copies into it through the staging buffers.
