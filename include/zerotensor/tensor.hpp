@@ -65,11 +65,6 @@ constexpr index_t packed_outer_stride(index_t inner_extent, index_t outer_extent
   return outer_extent <= 1 ? inner_extent : outer_stride;
 }
 
-/// Selects Tensor's constructor from spans.
-struct FromSpans {
-  explicit FromSpans() = default;
-};
-
 /// Converts between static and dynamic extents; the ranks are known to agree.
 template <class Shape>
 Shape to_extents(std::span<const index_t> values) noexcept(!std::is_same_v<Shape, DynamicExtents>) {
@@ -133,15 +128,6 @@ class Tensor {
         // Field by field: copying a Device whose fields sit in registers whole, GCC stores
         // them narrow and reloads them as one wide word (a store-forwarding stall).
         device_{device.kind, device.index},
-        owner_(std::move(owner)) {}
-
-  /// The same from a shape and strides held elsewhere, each copied once, straight into the
-  /// view: how AnyTensor builds its alternative in place. The tag keeps `Tensor(p, {}, {})`
-  /// unambiguous.
-  Tensor(detail::FromSpans, T* data, std::span<const index_t> shape, std::span<const index_t> strides,
-         KeepAlive&& owner, Device device)
-    requires(Rank == dynamic)
-      : data_(data), shape_(shape), strides_(strides), device_{device.kind, device.index},
         owner_(std::move(owner)) {}
 
   /// Adds const, or forgets a static rank; both implicit. Recovering a static rank from a

@@ -155,24 +155,28 @@ class DownloadSteps : public StreamSteps {
   const std::byte* source_;
 };
 
+/// One staged copy on `device_index`: the pinned buffers, then `Steps` over the plan.
+template <class Steps, class... Ends>
+void run_staged(StagingDirection direction, int device_index, std::size_t size_bytes, cudaStream_t stream,
+                const std::string& operation, const Ends&... ends) {
+  if (size_bytes == 0) return;
+  const CurrentDevice current(operation, device_index);
+  const StagingSet staging(size_bytes, direction, operation);
+  Steps steps(staging, ends..., stream, operation);
+  run_staged_copy(staging.plan(), steps);
+}
+
 }  // namespace
 
 void upload_staged_into(std::byte* destination, int device_index, std::size_t size_bytes, const FillStaging& fill,
                         cudaStream_t stream, const std::string& operation) {
-  if (size_bytes == 0) return;
-  const CurrentDevice current(operation, device_index);
-  const StagingSet staging(size_bytes, StagingDirection::to_device, operation);
-  UploadSteps steps(staging, destination, fill, stream, operation);
-  run_staged_copy(staging.plan(), steps);
+  run_staged<UploadSteps>(StagingDirection::to_device, device_index, size_bytes, stream, operation, destination, fill);
 }
 
 void download_staged(std::byte* destination, const std::byte* source, int device_index, std::size_t size_bytes,
                      cudaStream_t stream, const std::string& operation) {
-  if (size_bytes == 0) return;
-  const CurrentDevice current(operation, device_index);
-  const StagingSet staging(size_bytes, StagingDirection::from_device, operation);
-  DownloadSteps steps(staging, destination, source, stream, operation);
-  run_staged_copy(staging.plan(), steps);
+  run_staged<DownloadSteps>(StagingDirection::from_device, device_index, size_bytes, stream, operation, destination,
+                            source);
 }
 
 std::shared_ptr<std::byte> upload_staged(std::size_t size_bytes, const FillStaging& fill, Device target,
