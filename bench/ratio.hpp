@@ -1,9 +1,11 @@
 // Shared by every benchmark program: runs Google Benchmark as usual, then prints each
-// subject's time as a ratio of a floor measured in the same process.
+// subject's time as a ratio of a floor measured in the same process, either as a separate
+// benchmark or, for a paired benchmark (register_paired), in the subject's own loop.
 #pragma once
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -12,11 +14,53 @@
 namespace zt_bench {
 
 /// `subject` and `floor` are benchmark names as Google Benchmark prints them, e.g.
-/// "BM_frombuffer_typed/1000" and "BM_eigen_map/1000".
+/// "BM_frombuffer_typed/1000" and "BM_eigen_map/1000". For a paired benchmark `floor` only
+/// names the floor in the table.
 struct Comparison {
   std::string subject;
   std::string floor;
 };
+
+// What a paired benchmark reports besides its time, which is the subject's.
+inline constexpr const char* floor_seconds_counter = "floor_s";  // the floor's time per iteration
+inline constexpr const char* paired_ratio_counter = "ratio";     // subject time / floor time, whole repetition
+
+/// The loop of a paired benchmark: every iteration times `subject()` and `floor()` one after
+/// the other, so that a machine whose speed drifts (a shared VM) slows both alike; which goes
+/// first alternates, so that neither always finds the caches as the other left them.
+template <class Subject, class Floor>
+void run_paired(benchmark::State& state, Subject& subject, Floor& floor) {
+  const auto seconds = [](auto& body) {
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  double subject_total = 0, floor_total = 0;
+  bool subject_first = true;
+  for (auto _ : state) {
+    double subject_time = 0;
+    if (subject_first) subject_time = seconds(subject);
+    floor_total += seconds(floor);
+    if (!subject_first) subject_time = seconds(subject);
+    subject_first = !subject_first;
+    subject_total += subject_time;
+    state.SetIterationTime(subject_time);
+  }
+  state.counters[floor_seconds_counter] = floor_total / double(state.iterations());
+  state.counters[paired_ratio_counter] = subject_total / floor_total;
+}
+
+/// Registers `subject_name`, a paired benchmark of `subject` against `floor`, and its row of
+/// the table. With repetitions the row gives the median of the repetitions' ratios.
+template <class Subject, class Floor>
+benchmark::internal::Benchmark* register_paired(std::vector<Comparison>& comparisons, const std::string& subject_name,
+                                                const std::string& floor_name, Subject subject, Floor floor) {
+  // Google Benchmark appends "/manual_time" to the names of benchmarks timed by hand.
+  comparisons.push_back({subject_name + "/manual_time", floor_name});
+  return benchmark::RegisterBenchmark(subject_name.c_str(), [subject, floor](benchmark::State& state) mutable {
+           run_paired(state, subject, floor);
+         })->UseManualTime();
+}
 
 class RatioReporter : public benchmark::ConsoleReporter {
  public:
@@ -29,27 +73,53 @@ class RatioReporter : public benchmark::ConsoleReporter {
       if (run.run_type == Run::RT_Aggregate) {
         if (run.aggregate_name != "median") continue;
         name = run.run_name.str();
-      } else if (nanoseconds_.count(name) != 0) {
+      } else if (measured_.count(name) != 0) {
         continue;
       }
-      nanoseconds_[name] = run.GetAdjustedRealTime() * 1e9 / benchmark::GetTimeUnitMultiplier(run.time_unit);
+      Measured& measured = measured_[name];
+      measured.nanoseconds = run.GetAdjustedRealTime() * 1e9 / benchmark::GetTimeUnitMultiplier(run.time_unit);
+      const auto floor_seconds = run.counters.find(floor_seconds_counter);
+      const auto ratio = run.counters.find(paired_ratio_counter);
+      measured.paired = floor_seconds != run.counters.end() && ratio != run.counters.end();
+      if (measured.paired) {
+        measured.floor_nanoseconds = floor_seconds->second.value * 1e9;
+        measured.ratio = ratio->second.value;
+      }
     }
   }
 
   void print_ratios(const std::vector<Comparison>& comparisons) const {
     std::printf("\n%-52s %-40s %12s %12s %8s\n", "subject", "floor", "subject ns", "floor ns", "ratio");
+    bool any_paired = false;
     for (const Comparison& c : comparisons) {
-      auto subject = nanoseconds_.find(c.subject);
-      auto floor = nanoseconds_.find(c.floor);
-      if (subject == nanoseconds_.end() || floor == nanoseconds_.end()) continue;  // filtered out
-      std::printf("%-52s %-40s %12.2f %12.2f %7.2fx\n", c.subject.c_str(), c.floor.c_str(), subject->second,
-                  floor->second, subject->second / floor->second);
+      const auto subject = measured_.find(c.subject);
+      if (subject == measured_.end()) continue;  // filtered out
+      double floor_nanoseconds = subject->second.floor_nanoseconds, ratio = subject->second.ratio;
+      if (subject->second.paired) {
+        any_paired = true;
+      } else {
+        const auto floor = measured_.find(c.floor);
+        if (floor == measured_.end()) continue;
+        floor_nanoseconds = floor->second.nanoseconds;
+        ratio = subject->second.nanoseconds / floor_nanoseconds;
+      }
+      std::printf("%-52s %-40s %12.2f %12.2f %7.2fx\n", c.subject.c_str(), c.floor.c_str(),
+                  subject->second.nanoseconds, floor_nanoseconds, ratio);
     }
     std::printf("ratio = subject time / floor time (below 1: faster than the floor)\n");
+    if (any_paired)
+      std::printf(".../manual_time rows: subject and floor timed in turn in one loop; ratio = the median of the "
+                  "repetitions' ratios\n");
   }
 
  private:
-  std::map<std::string, double> nanoseconds_;
+  struct Measured {
+    double nanoseconds = 0;
+    bool paired = false;  // then the floor's time and the ratio come from the same loop
+    double floor_nanoseconds = 0;
+    double ratio = 0;
+  };
+  std::map<std::string, Measured> measured_;
 };
 
 /// The main() of a benchmark program.
