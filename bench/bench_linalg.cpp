@@ -4,7 +4,8 @@
 // same memory. Then the same GEMV with W loaded by load_npy (C and Fortran order) and
 // load_safetensors, against a plain Map over the mapping; and the strided fall-backs (every
 // other column of a C-order matrix, every other row of a Fortran one) against plain Maps
-// with the same two run-time strides.
+// with the same two run-time strides. Each row is one paired benchmark (ratio.hpp): both
+// products timed in turn in the same loop, so the shared machine's drift slows both alike.
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 
@@ -55,14 +56,14 @@ struct Product {
         rhs(std::move(operand)) {}
 };
 
-/// Runs `out = w * rhs` with the map `make_map()` gives, as a caller would write it.
+/// One `out = w * rhs` with the map `make_map()` gives, as a caller would write it.
 template <class Operands, class MakeMap>
-void run_product(benchmark::State& state, Operands& p, MakeMap make_map) {
-  for (auto _ : state) {
-    make_map([&](const auto& w) { p.out.noalias() = w * p.rhs; });
-    benchmark::DoNotOptimize(p.out.data());
+auto product(std::shared_ptr<Operands> p, MakeMap make_map) {
+  return [p, make_map] {
+    make_map([&](const auto& w) { p->out.noalias() = w * p->rhs; });
+    benchmark::DoNotOptimize(p->out.data());
     benchmark::ClobberMemory();
-  }
+  };
 }
 
 /// The subject: whatever map matrix() picks for the view's layout.
@@ -82,19 +83,32 @@ auto through_plain_map(const zt::Tensor<const T, 2>& view) {
   };
 }
 
+/// The floor of a view with no unit stride: a plain Map in `StorageOrder` with the view's two
+/// strides at run time.
+template <int StorageOrder>
+auto through_plain_strided_map(const zt::Tensor<const float, 2>& view) {
+  constexpr bool row_major = StorageOrder == Eigen::RowMajor;
+  using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
+  const Stride stride(view.stride(row_major ? 0 : 1), view.stride(row_major ? 1 : 0));
+  return [view, stride](const auto& multiply) {
+    multiply(PlainMap<float, StorageOrder, Stride>(view.data(), view.size(0), view.size(1), stride));
+  };
+}
+
 std::vector<zt_bench::Comparison> comparisons;
 
-/// Registers the subject and its floor over the same operands, and their comparison.
+/// Registers the row `name`: zerotensor's product against `floor`'s over the same operands.
+template <class Operands, class FloorMap>
+void register_pair(const std::string& name, std::shared_ptr<Operands> p, const std::string& floor_name,
+                   FloorMap floor) {
+  zt_bench::register_paired(comparisons, "BM_zt_" + name, floor_name, product(p, through_zerotensor(p->view)),
+                            product(p, floor))
+      ->Unit(benchmark::kMillisecond);
+}
+
 template <class Operands>
 void register_pair(const std::string& name, std::shared_ptr<Operands> p) {
-  const std::string subject = "BM_zt_" + name, floor = "BM_plain_map_" + name;
-  benchmark::RegisterBenchmark(subject.c_str(), [p](benchmark::State& state) {
-    run_product(state, *p, through_zerotensor(p->view));
-  })->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark(floor.c_str(), [p](benchmark::State& state) {
-    run_product(state, *p, through_plain_map(p->view));
-  })->Unit(benchmark::kMillisecond);
-  comparisons.push_back({subject, floor});
+  register_pair(name, p, "plain Eigen::Map", through_plain_map(p->view));
 }
 
 template <class T>
@@ -151,8 +165,7 @@ void register_loaded_gemv() {
 
 /// A view with no unit stride: both sides run Eigen's strided loops. `strides` step over
 /// every other column of a C-order matrix (walked by rows) or every other row of a Fortran
-/// one (walked by columns); the floor is a plain Map in that storage order with the same
-/// two run-time strides.
+/// one (walked by columns).
 struct StridedGemv {
   std::vector<float> values = random_values<float>(2 * gemv_size * gemv_size);
   zt::Tensor<const float, 2> view;
@@ -165,20 +178,7 @@ struct StridedGemv {
 template <int StorageOrder>
 void register_strided_gemv(const std::string& name, zt::Extents<2> strides) {
   auto p = std::make_shared<StridedGemv>(strides);
-  const std::string subject = "BM_zt_gemv_float_" + name, floor = "BM_plain_strided_map_gemv_float_" + name;
-  benchmark::RegisterBenchmark(subject.c_str(), [p](benchmark::State& state) {
-    run_product(state, *p, through_zerotensor(p->view));
-  })->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark(floor.c_str(), [p](benchmark::State& state) {
-    constexpr bool row_major = StorageOrder == Eigen::RowMajor;
-    const Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic> stride(p->view.stride(row_major ? 0 : 1),
-                                                               p->view.stride(row_major ? 1 : 0));
-    run_product(state, *p, [&](const auto& multiply) {
-      multiply(PlainMap<float, StorageOrder, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>(
-          p->view.data(), gemv_size, gemv_size, stride));
-    });
-  })->Unit(benchmark::kMillisecond);
-  comparisons.push_back({subject, floor});
+  register_pair("gemv_float_" + name, p, "plain strided Eigen::Map", through_plain_strided_map<StorageOrder>(p->view));
 }
 
 }  // namespace
