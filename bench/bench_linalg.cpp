@@ -20,6 +20,7 @@
 #include "zerotensor/npy.hpp"
 #include "zerotensor/safetensors.hpp"
 #include "zerotensor/tensor.hpp"
+#include "zerotensor/variants.hpp"
 
 namespace {
 

@@ -1,4 +1,5 @@
 #include "zerotensor/any_tensor.hpp"
+#include "zerotensor/variants.hpp"
 
 #include "zerotensor/convert.hpp"
 #include "zerotensor/detail/device_copy.hpp"
@@ -27,12 +28,16 @@ void throw_read_only(const char* operation) {
 
 }  // namespace detail
 
-AnyTensor::read_only_variant_type AnyTensor::variant() const {
-  return dispatch(dtype_, [&](auto tag) -> read_only_variant_type {
+namespace detail {
+
+ReadOnlyVariant<AnyTensor>::type ReadOnlyVariant<AnyTensor>::of(const AnyTensor& tensor) {
+  return dispatch(tensor.dtype_, [&](auto tag) -> type {
     using T = typename decltype(tag)::type;
-    return typed<const T>();
+    return tensor.typed<const T>();
   });
 }
+
+}  // namespace detail
 
 AnyTensor AnyTensor::to(DType dtype) const {
   if (dtype == this->dtype()) return *this;

@@ -4,6 +4,8 @@
 
 namespace zt {
 
+std::span<const std::byte> Buffer::bytes() const noexcept { return {data_, size_}; }
+
 std::span<std::byte> Buffer::writable_bytes() const {
   if (!writable_) throw TypeError(detail::concat("Buffer::writable_bytes: the ", size_, " bytes are read-only"));
   return {data_, size_};

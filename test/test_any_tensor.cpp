@@ -14,6 +14,7 @@
 #include "zerotensor/convert.hpp"
 #include "zerotensor/shares_memory.hpp"
 #include "zerotensor/empty.hpp"
+#include "zerotensor/variants.hpp"
 #include "message_check.hpp"
 
 namespace {
@@ -238,9 +239,9 @@ BOOST_AUTO_TEST_CASE(variant_hands_out_read_only_views_only) {
   std::vector<float> values = {1.0f, 2.0f};
   const zt::AnyTensor writable = zt::Tensor<float, 1>(values.data(), {2}, {1});
   const zt::AnyTensor read_only = zt::Tensor<const float, 1>(values.data(), {2}, {1});
-  static_assert(std::is_same_v<std::variant_alternative_t<11, zt::AnyTensor::read_only_variant_type>,
+  static_assert(std::is_same_v<std::variant_alternative_t<11, zt::ReadOnlyTensorVariant>,
                                zt::Tensor<const float>>);
-  static_assert(all_read_only(std::type_identity<zt::AnyTensor::read_only_variant_type>{}));
+  static_assert(all_read_only(std::type_identity<zt::ReadOnlyTensorVariant>{}));
   for (const zt::AnyTensor* tensor : {&writable, &read_only}) {
     const auto view = std::get<zt::Tensor<const float>>(tensor->variant());
     BOOST_TEST(view.data() == values.data());

@@ -12,6 +12,7 @@
 #include "zerotensor/npy.hpp"
 #include "zerotensor/safetensors.hpp"
 #include "zerotensor/tensor.hpp"
+#include "zerotensor/variants.hpp"
 
 namespace {
 
@@ -39,10 +40,10 @@ static_assert(std::is_same_v<decltype(std::declval<View>().strided_matrix()), Vi
 static_assert(View::VectorMap::InnerStrideAtCompileTime == 1 && View::VectorMap::ColsAtCompileTime == 1);
 static_assert(View::StridedVectorMap::InnerStrideAtCompileTime == Eigen::Dynamic);
 static_assert(
-    std::is_same_v<View::AnyMatrixMap,
+    std::is_same_v<zt::AnyMatrixMap<View>,
                    std::variant<View::RowMajorMatrixMap, View::ColumnMajorMatrixMap,
                                 View::StridedMatrixMap<Eigen::RowMajor>, View::StridedMatrixMap<Eigen::ColMajor>>>);
-static_assert(std::is_same_v<decltype(std::declval<View>().matrix()), View::AnyMatrixMap>);
+static_assert(std::is_same_v<decltype(std::declval<View>().matrix()), zt::AnyMatrixMap<View>>);
 static_assert(std::is_same_v<decltype(std::declval<zt::Tensor<double>>().vector()), zt::Tensor<double>::VectorMap>);
 // Read-only views give maps of const matrices: their elements cannot be assigned.
 using ConstView = zt::Tensor<const float, 2>;

@@ -10,6 +10,7 @@
 
 #include "zerotensor/eigen_tensor.hpp"
 #include "zerotensor/tensor.hpp"
+#include "zerotensor/variants.hpp"
 #include "message_check.hpp"
 
 namespace {

@@ -4,9 +4,7 @@
 #pragma once
 
 #include <functional>
-#include <variant>
 #include <span>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -18,11 +16,14 @@ namespace zt {
 class AnyTensor;
 
 namespace detail {
-template <class Types>
-struct read_only_variant;
-template <class... Types>
-struct read_only_variant<std::tuple<Types...>> {
-  using type = std::variant<Tensor<const Types>...>;
+/// The std::variant type that AnyTensor::variant() returns and the function that makes it:
+/// declared here, defined by <zerotensor/variants.hpp>, so that only code asking for it
+/// compiles <variant>.
+template <class Tensor, class = void>
+struct ReadOnlyVariant {
+  static_assert(sizeof(Tensor) == 0,
+                "zt::AnyTensor::variant(): returns a std::variant of read-only views; #include "
+                "<zerotensor/variants.hpp>. visit() needs no include.");
 };
 
 [[noreturn]] void throw_as_mismatch(DType expected_dtype, std::size_t expected_rank, bool want_writable,
@@ -35,10 +36,6 @@ AnyTensor make_view(DType dtype, void* data, std::span<const index_t> shape, std
 
 class AnyTensor {
  public:
-  /// What variant() returns: alternative i is a read-only view of dtype i. Naming the
-  /// type costs nothing; code that calls variant() includes <variant>.
-  using read_only_variant_type = detail::read_only_variant<element_types>::type;
-
   /// Any typed view converts implicitly; `const T` becomes a read-only AnyTensor.
   template <class T, std::size_t Rank>
   AnyTensor(Tensor<T, Rank> tensor)  // NOLINT(google-explicit-constructor)
@@ -67,9 +64,9 @@ class AnyTensor {
   [[nodiscard]] index_t size(std::size_t dim) const noexcept { return shape_[dim]; }
   [[nodiscard]] index_t stride(std::size_t dim) const noexcept { return strides_[dim]; }
   [[nodiscard]] std::size_t rank() const noexcept { return shape_.size(); }
-  [[nodiscard]] index_t numel() const noexcept { return detail::numel(shape_); }
+  [[nodiscard]] index_t numel() const noexcept { return detail::numel(shape_.span()); }
   [[nodiscard]] std::size_t nbytes() const noexcept { return std::size_t(numel()) * itemsize(); }
-  [[nodiscard]] bool is_contiguous() const noexcept { return detail::is_contiguous(shape_, strides_); }
+  [[nodiscard]] bool is_contiguous() const noexcept { return detail::is_contiguous(shape_.span(), strides_.span()); }
   [[nodiscard]] bool is_writable() const noexcept { return writable_; }
   /// The keep-alive handle; empty when the memory is borrowed.
   [[nodiscard]] const KeepAlive& owner() const noexcept { return owner_; }
@@ -107,10 +104,13 @@ class AnyTensor {
     });
   }
 
-  /// The typed view as a std::variant of read-only views, for std::visit by code that only
-  /// reads (writable or not, its elements are const). visit() hands out writable views.
-  /// Defined in the library: callers include <variant>.
-  [[nodiscard]] read_only_variant_type variant() const;
+  /// The typed view as a std::variant of read-only views (alternative i has dtype i), for
+  /// std::visit by code that only reads: writable or not, its elements are const. visit()
+  /// hands out writable views. Needs <zerotensor/variants.hpp>.
+  template <class Variant = detail::ReadOnlyVariant<AnyTensor>>
+  [[nodiscard]] typename Variant::type variant() const {
+    return Variant::of(*this);
+  }
 
   /// This tensor when the dtype already matches (no copy, as PyTorch), else a contiguous
   /// converted copy with PyTorch's value rules (see convert.hpp).
@@ -126,6 +126,7 @@ class AnyTensor {
   [[nodiscard]] AnyTensor clone() const;
 
  private:
+  friend struct detail::ReadOnlyVariant<AnyTensor>;
   friend AnyTensor detail::make_view(DType, void*, std::span<const index_t>, std::span<const index_t>,
                                      KeepAlive&&, Device, bool);
 

@@ -91,7 +91,7 @@ class Buffer {
   [[nodiscard]] bool is_writable() const noexcept { return writable_; }
   [[nodiscard]] Device device() const noexcept { return device_; }
   [[nodiscard]] const KeepAlive& owner() const noexcept { return owner_; }
-  [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return {data_, size_}; }
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept;
 
   /// The bytes for writing; throws TypeError when the buffer is read-only.
   [[nodiscard]] std::span<std::byte> writable_bytes() const;

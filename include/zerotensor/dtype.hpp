@@ -74,18 +74,18 @@ template <Element T>
 inline constexpr DType dtype_of = static_cast<DType>(detail::dtype_index_v<T>);
 
 namespace detail {
-template <std::size_t... I>
-constexpr auto element_sizes(std::index_sequence<I...>) {
-  return std::array<std::uint8_t, dtype_count>{sizeof(std::tuple_element_t<I, element_types>)...};
+template <class... Types>
+constexpr std::array<std::uint8_t, sizeof...(Types)> element_sizes(std::type_identity<std::tuple<Types...>>) {
+  return {sizeof(Types)...};
 }
-template <std::size_t... I>
-constexpr auto element_alignments(std::index_sequence<I...>) {
-  return std::array<std::uint8_t, dtype_count>{alignof(std::tuple_element_t<I, element_types>)...};
+template <class... Types>
+constexpr std::array<std::uint8_t, sizeof...(Types)> element_alignments(std::type_identity<std::tuple<Types...>>) {
+  return {alignof(Types)...};
 }
 // Namespace-scope tables live in read-only data; a constexpr array local to a function may
 // be rebuilt on the stack at every run-time call, on the view-creation hot path.
-inline constexpr auto itemsizes = element_sizes(std::make_index_sequence<dtype_count>{});
-inline constexpr auto alignments = element_alignments(std::make_index_sequence<dtype_count>{});
+inline constexpr auto itemsizes = detail::element_sizes(std::type_identity<element_types>{});
+inline constexpr auto alignments = detail::element_alignments(std::type_identity<element_types>{});
 }  // namespace detail
 
 namespace detail {

@@ -3,14 +3,14 @@
 // is a contiguous range, so either converts to std::span<const index_t>.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
-#include <memory>
 #include <span>
 #include <type_traits>
+#include <utility>
 
 namespace zt {
 
@@ -26,17 +26,17 @@ class DynamicExtents {
 
   DynamicExtents() noexcept = default;
   DynamicExtents(std::size_t count, index_t value) : DynamicExtents(uninitialized(count)) {
-    std::fill_n(data(), count, value);
+    for (index_t& slot : *this) slot = value;
   }
   DynamicExtents(std::initializer_list<index_t> values)
       : DynamicExtents(std::span<const index_t>(values.begin(), values.size())) {}
   explicit DynamicExtents(std::span<const index_t> values) : DynamicExtents(uninitialized(values.size())) {
-    if (heap_) std::copy_n(values.data(), values.size(), heap_.get());
+    if (heap_) std::memcpy(heap_, values.data(), values.size() * sizeof(index_t));
     else copy_slots(inline_.data(), values.data(), size_);
   }
-  DynamicExtents(const DynamicExtents& other) : DynamicExtents(std::span<const index_t>(other)) {}
+  DynamicExtents(const DynamicExtents& other) : DynamicExtents(other.span()) {}
   DynamicExtents& operator=(const DynamicExtents& other) {
-    if (this != &other) *this = DynamicExtents(other);
+    if (this != &other) *this = DynamicExtents(other.span());
     return *this;
   }
   DynamicExtents(DynamicExtents&& other) noexcept { take(std::move(other)); }
@@ -44,25 +44,29 @@ class DynamicExtents {
     if (this != &other) take(std::move(other));
     return *this;
   }
-  ~DynamicExtents() = default;
+  ~DynamicExtents() { delete[] heap_; }
 
   /// Sets the size; the values are zero.
   void resize(std::size_t count) { *this = DynamicExtents(count, 0); }
 
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
-  [[nodiscard]] index_t* data() noexcept { return heap_ ? heap_.get() : inline_.data(); }
-  [[nodiscard]] const index_t* data() const noexcept { return heap_ ? heap_.get() : inline_.data(); }
+  [[nodiscard]] index_t* data() noexcept { return heap_ ? heap_ : inline_.data(); }
+  [[nodiscard]] const index_t* data() const noexcept { return heap_ ? heap_ : inline_.data(); }
   [[nodiscard]] index_t* begin() noexcept { return data(); }
   [[nodiscard]] index_t* end() noexcept { return data() + size_; }
   [[nodiscard]] const index_t* begin() const noexcept { return data(); }
   [[nodiscard]] const index_t* end() const noexcept { return data() + size_; }
   [[nodiscard]] index_t& operator[](std::size_t i) noexcept { return data()[i]; }
   [[nodiscard]] const index_t& operator[](std::size_t i) const noexcept { return data()[i]; }
-  operator std::span<const index_t>() const noexcept { return {data(), size_}; }  // NOLINT
+  operator std::span<const index_t>() const noexcept { return span(); }  // NOLINT
+  /// The same span, spelled out. Non-template code in headers uses it: an implicit
+  /// conversion also weighs std::span's range constructor, whose concept checks on this
+  /// class every program including the header would compile.
+  [[nodiscard]] std::span<const index_t> span() const noexcept { return {data(), size_}; }
 
   friend bool operator==(const DynamicExtents& a, const DynamicExtents& b) noexcept {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+    return a.size_ == b.size_ && std::memcmp(a.data(), b.data(), a.size_ * sizeof(index_t)) == 0;
   }
 
  private:
@@ -74,9 +78,7 @@ class DynamicExtents {
     if (size_ > inline_capacity) [[unlikely]] heap_ = allocate(size_);
   }
   /// Out of line so that building a view of rank 6 or less stays a few inlined moves.
-  [[gnu::noinline, gnu::cold]] static std::unique_ptr<index_t[]> allocate(std::size_t count) {
-    return std::make_unique_for_overwrite<index_t[]>(count);
-  }
+  [[gnu::noinline, gnu::cold]] static index_t* allocate(std::size_t count) { return new index_t[count]; }
   /// Copies up to inline_capacity values one 8-byte move each. A view is built and moved
   /// right after its extents are written, so this must neither call memmove nor load with
   /// wider vectors than the stores that just wrote the values (a store-forwarding stall).
@@ -93,13 +95,17 @@ class DynamicExtents {
   }
   void take(DynamicExtents&& other) noexcept {
     size_ = other.size_;
-    heap_ = std::move(other.heap_);
+    delete[] heap_;
+    heap_ = other.heap_;
+    other.heap_ = nullptr;
     if (!heap_) copy_slots(inline_.data(), other.inline_.data(), size_);
     other.size_ = 0;
   }
 
   std::array<index_t, inline_capacity> inline_;  // only the first size_ are meaningful
-  std::unique_ptr<index_t[]> heap_;
+  // Owned, past inline_capacity values: a plain pointer rather than std::unique_ptr, whose
+  // instantiation every includer of this vocabulary header would compile.
+  index_t* heap_ = nullptr;
   std::size_t size_ = 0;
 };
 

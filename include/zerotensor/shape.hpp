@@ -52,7 +52,9 @@ namespace detail {
 /// always contiguous.
 [[nodiscard]] inline bool is_contiguous(std::span<const index_t> shape,
                                         std::span<const index_t> strides) noexcept {
-  if (std::find(shape.begin(), shape.end(), index_t{0}) != shape.end()) return true;
+  for (index_t extent : shape) {
+    if (extent == 0) return true;
+  }
   index_t expected = 1;
   for (std::size_t d = shape.size(); d-- > 0;) {
     if (shape[d] != 1 && strides[d] != expected) return false;

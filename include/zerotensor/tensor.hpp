@@ -13,7 +13,6 @@
 #include <span>
 #include <type_traits>
 #include <utility>
-#include <variant>
 
 #include <Eigen/Core>
 
@@ -49,6 +48,15 @@ struct EigenTensorViews {
   static_assert(sizeof(Element) == 0,
                 "zt::Tensor::tensor(): #include <zerotensor/eigen_tensor.hpp> (Eigen's Tensor module) for "
                 "Eigen::TensorMap views.");
+};
+
+/// The std::variant type that Tensor::matrix() returns: declared here, defined by
+/// <zerotensor/variants.hpp>, so that only code asking for it compiles <variant>.
+template <class View, class = void>
+struct MatrixVariant {
+  static_assert(sizeof(View) == 0,
+                "zt::Tensor::matrix(): returns a std::variant of the layouts' maps; #include "
+                "<zerotensor/variants.hpp>. row_major_matrix() and column_major_matrix() need no include.");
 };
 
 /// True when a rank-2 view is stored as Eigen's `OuterStride<>` maps expect: its inner
@@ -115,9 +123,6 @@ class Tensor {
   using ColumnMajorMatrixMap = MatrixMapOf<Eigen::ColMajor, Eigen::OuterStride<>>;
   template <int StorageOrder = Eigen::RowMajor>
   using StridedMatrixMap = MatrixMapOf<StorageOrder, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
-  /// What matrix() returns: the first of these maps that the strides allow.
-  using AnyMatrixMap = std::variant<RowMajorMatrixMap, ColumnMajorMatrixMap, StridedMatrixMap<Eigen::RowMajor>,
-                                    StridedMatrixMap<Eigen::ColMajor>>;
 
   /// A view over memory the caller vouches for: `shape` and `strides` (in elements) must
   /// stay inside it and `owner` (empty: borrowed) must keep it alive. The constructor
@@ -221,7 +226,9 @@ class Tensor {
   /// views), else both strides at run time, stored along the smaller stride so that
   /// Eigen's loops walk memory in order. Visit it so the product compiles for each:
   /// `std::visit([&](const auto& w) { y.noalias() = w * x; }, t.matrix());`
-  [[nodiscard]] AnyMatrixMap matrix() const {
+  /// The result is `zt::AnyMatrixMap<Tensor>`, a std::variant: needs <zerotensor/variants.hpp>.
+  template <class Maps = detail::MatrixVariant<Tensor>>
+  [[nodiscard]] typename Maps::type matrix() const {
     static_assert(rank_may_be(2), "zt::Tensor::matrix(): an Eigen matrix needs a rank-2 tensor; use vector() "
                                   "for rank 1, tensor() for other ranks.");
     require_host_rank("matrix()", 2);
