@@ -977,30 +977,31 @@ AnyTensor import_device(std::shared_ptr<Held<arrow::DeviceArray>> held, const ar
 
 }  // namespace
 
-AnyTensor from_arrow(arrow::Array* array, const arrow::Schema& schema, FromArrowOptions options) {
+AnyTensor from_arrow(arrow::Array* array, const arrow::Schema& schema, const FromArrowOptions& options) {
   auto held = take(array);
   const arrow::Array& data = held->held;
   return import_array(data, schema, cpu, KeepAlive(std::move(held)), options);
 }
 
-AnyTensor from_arrow(arrow::Array* array, arrow::Schema* schema, FromArrowOptions options) {
+AnyTensor from_arrow(arrow::Array* array, arrow::Schema* schema, const FromArrowOptions& options) {
   SchemaRelease release{schema};
   auto held = take(array);
   const arrow::Array& data = held->held;
   return import_array(data, schema_ref(schema), cpu, KeepAlive(std::move(held)), options);
 }
 
-AnyTensor from_arrow(arrow::DeviceArray* array, const arrow::Schema& schema, FromArrowOptions options) {
+AnyTensor from_arrow(arrow::DeviceArray* array, const arrow::Schema& schema, const FromArrowOptions& options) {
   return import_device(take(array), schema, options);
 }
 
-AnyTensor from_arrow(arrow::DeviceArray* array, arrow::Schema* schema, FromArrowOptions options) {
+AnyTensor from_arrow(arrow::DeviceArray* array, arrow::Schema* schema, const FromArrowOptions& options) {
   SchemaRelease release{schema};
   auto held = take(array);  // taken before the schema is read: an error releases both
   return import_device(std::move(held), schema_ref(schema), options);
 }
 
-RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* schema, FromArrowOptions options) {
+RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* schema,
+                                           const FromArrowOptions& options) {
   SchemaRelease release{schema};
   auto held = take(array);
   const arrow::Schema& batch = schema_ref(schema);
