@@ -29,12 +29,23 @@ namespace {
 
 // ---- checked arithmetic on foreign numbers ----------------------------------------------------
 
-/// a * b + c, or false when it leaves int64. Every caller passes terms it has checked to be
-/// ≥ 0; both overflow flags are computed without branching (this runs ~10 times an import).
+// Every caller passes terms it has checked to be ≥ 0, which makes both checks a compare or
+// two (they run ~10 times an import): a sum of two such terms cannot wrap 64 unsigned bits,
+// and factors below 2^31 cannot overflow.
+
+/// a + b, or false when it leaves int64.
+inline bool add(std::int64_t a, std::int64_t b, std::int64_t& out) {
+  const std::uint64_t sum = std::uint64_t(a) + std::uint64_t(b);
+  out = std::int64_t(sum);
+  return sum <= std::uint64_t(INT64_MAX);
+}
+
+/// a * b + c, or false when it leaves int64.
 inline bool mul_add(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t& out) {
-  std::int64_t product = 0;
-  const bool overflow = detail::mul_overflows(a, b, product) | detail::add_overflows(product, c, out);
-  return !overflow;
+  const auto ua = std::uint64_t(a), ub = std::uint64_t(b);
+  if ((ua | ub) >> 31 != 0 && ub != 0 && ua > std::uint64_t(INT64_MAX) / ub) [[unlikely]]
+    return false;
+  return add(std::int64_t(ua * ub), c, out);
 }
 
 /// Up to this value, value * 10 + 9 fits int64: decimal digits need no check until then.
@@ -666,7 +677,7 @@ struct Found {
     throw_array(array.n_children, " children (or a NULL one) at nesting level ", level,
                                " where the type has ", expected_children);
   std::int64_t end = 0;
-  if (detail::add_overflows(start, count, end))
+  if (!add(start, count, end))
     throw_array(count, " slots from slot ", start, " overflow int64 at nesting level ", level);
   if (end > array.length)
     throw_array("slots [", start, ", ", end, ") are used at nesting level ", level,
@@ -702,8 +713,7 @@ struct Walk {
     if (array.release == nullptr || array.length < 0 || array.offset < 0 || array.null_count < -1 ||
         array.n_buffers != expected_buffers || array.buffers == nullptr || array.n_children != expected_children ||
         (expected_children > 0 && (array.children == nullptr || array.children[0] == nullptr)) ||
-        detail::add_overflows(start, count, end) || end > array.length ||
-        detail::add_overflows(start, array.offset, first)) [[unlikely]]
+        !add(start, count, end) || end > array.length || !add(start, array.offset, first)) [[unlikely]]
       throw_array_level(array, level, start, count, expected_buffers, expected_children);
     Level& out = found.levels[found.level_count++];
     out = {nullptr, first, count, 0};
