@@ -420,9 +420,8 @@ inline std::size_t json_key(const JsonCursor& json, const char*& p) {
 
 /// The general reader: any JSON object, strictly (RFC 8259), bounded in depth and width,
 /// every number overflow-checked: {"shape": [...], "permutation": [...], "dim_names": [...]}
-/// in any order, other keys skipped. Out of line: read_compact reads what Arrow writes.
-[[gnu::noinline]] void read_json(const JsonCursor& json, std::int64_t* shape, std::size_t limit,
-                                 TensorParameters& out) {
+/// in any order, other keys skipped.
+void read_json(const JsonCursor& json, std::int64_t* shape, std::size_t limit, TensorParameters& out) {
   const char* p = json.begin;
   expect(json, p, '{');
   if (peek(json, p) == '}') {
@@ -460,9 +459,11 @@ inline std::size_t json_key(const JsonCursor& json, const char*& p) {
 }
 
 /// Integers ≥ 0 up to the closing ']' (read past it), compact: at most `limit`, 1 to 18 digits
-/// each (so no overflow), no leading zero, no whitespace. False on anything else. The text
-/// ends in '}' (read_compact checked), which stops every scan before its end.
-inline bool compact_indices(const char*& p, std::int64_t* out, std::size_t limit, std::size_t& count) {
+/// each (so no overflow), no leading zero, no whitespace, each handed to `take(index, value)`.
+/// False on anything else, or when `take` refuses a value. The text ends in '}'
+/// (add_compact_extension checked), which stops every scan before its end.
+template <class Take>
+inline bool compact_indices(const char*& p, std::size_t limit, std::size_t& count, Take&& take) {
   for (count = 0; count < limit; ++count) {
     const char* start = p;
     // Unsigned: a 19th digit may wrap before it is refused.
@@ -470,8 +471,7 @@ inline bool compact_indices(const char*& p, std::int64_t* out, std::size_t limit
     if (value > 9) return false;
     for (++p; static_cast<unsigned char>(*p - '0') < 10; ++p) value = value * 10 + unsigned(*p - '0');
     const auto digits = std::size_t(p - start);
-    if (digits > 18 || (digits > 1 && *start == '0')) return false;
-    out[count] = std::int64_t(value);
+    if (digits > 18 || (digits > 1 && *start == '0') || !take(count, std::int64_t(value))) return false;
     const char separator = *p++;
     if (separator == ']') {
       ++count;
@@ -482,67 +482,91 @@ inline bool compact_indices(const char*& p, std::int64_t* out, std::size_t limit
   return false;
 }
 
+/// Whether `rank` (< 32) entries ≥ 0 hold each of 0 … rank - 1 once.
+inline bool is_permutation(const std::int64_t* entries, std::size_t rank) {
+  std::uint32_t seen = 0;
+  for (std::size_t i = 0; i < rank; ++i) {
+    if (entries[i] >= std::int64_t(rank)) return false;
+    seen |= std::uint32_t{1} << entries[i];
+  }
+  return seen == (std::uint32_t{1} << rank) - 1;
+}
+
 /// Arrow's writers (Arrow C++, so pyarrow) emit the parameters compactly, shape first:
-/// {"shape":[8,8]}, or {"shape":[2,3],"permutation":[1,0]}. That form is read here by direct
-/// comparison; on anything else this returns false and read_json reads the text from the
-/// start (it accepts every text this does, the same way, and reports every error).
-inline bool read_compact(const JsonCursor& json, std::int64_t* shape, std::size_t limit, TensorParameters& out) {
+/// {"shape":[8,8]}, or {"shape":[2,3],"permutation":[1,0]}. That form, with parameters the
+/// type accepts, is read here by direct comparison and added to `type` as it is read. On
+/// anything else this returns false with `type` unchanged (but for scratch space past its
+/// dimensions), and add_general_extension reads the text from the start (it accepts every
+/// text this does, the same way, and reports every error).
+inline bool add_compact_extension(const JsonCursor& json, std::int64_t list_size, Type& type) {
   const char* p = json.begin;
   if (!literal_at(json, p, "{\"shape\":[") || json.end[-1] != '}') return false;
   p += 10;
-  if (!compact_indices(p, shape, limit, out.rank)) return false;
+  const std::size_t base = type.rank;
+  std::size_t rank = 0;
+  std::int64_t product = 1;
+  const auto extent = [&](std::size_t i, std::int64_t value) {
+    type.physical[base + i] = type.strides[base + i] = value;
+    type.permutation[base + i] = std::uint8_t(base + i);
+    return mul_add(product, value, 0, product);
+  };
+  if (!compact_indices(p, max_rank - base, rank, extent) || product != list_size) return false;
   if (literal_at(json, p, ",\"permutation\":[")) {
     p += 16;
-    if (!compact_indices(p, out.permutation.data(), limit, out.permutation_rank)) return false;
-    out.has_permutation = true;
+    std::array<std::int64_t, max_rank> permutation;
+    std::size_t entries = 0;
+    const auto entry = [&](std::size_t i, std::int64_t value) {
+      permutation[i] = value;
+      return true;
+    };
+    if (!compact_indices(p, rank, entries, entry) || entries != rank || !is_permutation(permutation.data(), rank) ||
+        json.end - p != 1)
+      return false;
+    for (std::size_t i = 0; i < rank; ++i) type.permutation[base + i] = std::uint8_t(base + permutation[i]);
+    type.permuted = true;
+  } else if (json.end - p != 1) {
+    return false;
   }
-  out.has_shape = true;
-  return json.end - p == 1;
+  type.rank += rank;
+  return true;
 }
 
-/// Reads the extension's JSON parameters and adds its dimensions to `type` in place: the
-/// shape after the physical ones, the permutation as logical → physical. Hand-written
-/// rather than nlohmann-json, which would allocate a DOM on every import; out of line from
-/// the flattened import.
-[[gnu::noinline, gnu::flatten]] void add_tensor_extension(std::string_view text, std::int64_t list_size,
-                                                          Type& type) {
-  const JsonCursor json{text.data(), text.data() + text.size()};
-  const std::size_t base = type.rank, limit = max_rank - base;
-  index_t* shape = type.physical.data() + base;
+/// Any spelling of the parameters, read by read_json and checked against the type, with an
+/// error naming the numbers for each way they can be wrong (out of line: Arrow's writers
+/// emit the compact form).
+[[gnu::noinline]] void add_general_extension(const JsonCursor& json, std::int64_t list_size, Type& type) {
+  const std::size_t base = type.rank;
+  std::int64_t* shape = type.physical.data() + base;
   TensorParameters read;
-  if (!read_compact(json, shape, limit, read)) {
-    read = TensorParameters{};
-    read_json(json, shape, limit, read);
-  }
+  read_json(json, shape, max_rank - base, read);
   const std::size_t rank = read.rank;
   if (!read.has_shape) json_fail(json, "has no \"shape\"");
   if (read.has_names && read.names != rank)
     json_fail(json, "\"dim_names\" has ", read.names, " names for ", rank, " dimensions");
   if (read.has_permutation) {
     if (read.permutation_rank != rank)
-      json_fail(json, "\"permutation\" has ", read.permutation_rank, " entries for ", rank,
-                                     " dimensions");
-    std::array<bool, max_rank> seen{};
-    for (std::size_t i = 0; i < rank; ++i) {
-      const std::int64_t d = read.permutation[i];
-      if (d >= std::int64_t(rank) || seen[std::size_t(d)])
-        json_fail(json, "\"permutation\" is not a permutation of 0…", rank - 1);
-      seen[std::size_t(d)] = true;
-    }
+      json_fail(json, "\"permutation\" has ", read.permutation_rank, " entries for ", rank, " dimensions");
+    if (!is_permutation(read.permutation.data(), rank))
+      json_fail(json, "\"permutation\" is not a permutation of 0…", rank - 1);
   }
   std::int64_t product = 1;
   for (std::size_t i = 0; i < rank; ++i) {
     if (!mul_add(product, shape[i], 0, product)) json_fail(json, "the shape's product overflows int64");
     type.strides[base + i] = shape[i];
-    type.permutation[base + i] = std::uint8_t(base + i);
-  }
-  if (read.has_permutation) {
-    for (std::size_t i = 0; i < rank; ++i) type.permutation[base + i] = std::uint8_t(base + read.permutation[i]);
+    type.permutation[base + i] = std::uint8_t(base + (read.has_permutation ? std::size_t(read.permutation[i]) : i));
   }
   if (product != list_size)
     json_fail(json, "the shape has ", product, " elements but the storage list size is ", list_size);
   type.permuted |= read.has_permutation;
   type.rank += rank;
+}
+
+/// Reads the extension's JSON parameters and adds its dimensions to `type`: the shape after
+/// the physical ones, the permutation as logical → physical. Hand-written rather than
+/// nlohmann-json, which would allocate a DOM on every import.
+inline void add_tensor_extension(std::string_view text, std::int64_t list_size, Type& type) {
+  const JsonCursor json{text.data(), text.data() + text.size()};
+  if (!add_compact_extension(json, list_size, type)) add_general_extension(json, list_size, type);
 }
 
 // ---- the schema --------------------------------------------------------------------------------
