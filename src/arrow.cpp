@@ -571,23 +571,31 @@ inline void add_tensor_extension(std::string_view text, std::int64_t list_size, 
 
 // ---- the schema --------------------------------------------------------------------------------
 
+/// The list size of a fixed-size list format, "+w:" then the decimal digits at `digits`,
+/// each checked for overflow (out of line: fast_list_size reads up to 18 digits).
+[[gnu::noinline]] std::int64_t checked_list_size(const char* format, const char* digits, std::size_t level) {
+  std::int64_t size = 0;
+  const char* c = digits;
+  for (; static_cast<unsigned char>(*c - '0') < 10; ++c) {
+    if (!mul_add(size, 10, *c - '0', size)) break;
+  }
+  if (c == digits || *c != '\0')
+    throw_schema("format \"", format, "\" at nesting level ", level, " does not end in a list size that fits int64");
+  return size;
+}
+
 /// Parses "+w:123": the list size, or -1 when `format` is not a fixed-size list. Reads the
 /// C string in place (no strlen on the hot path).
 std::int64_t fixed_list_size(const char* format, std::size_t level) {
   if (format[0] != '+' || format[1] != 'w' || format[2] != ':') return -1;
-  std::int64_t size = 0;
-  const char* c = format + 3;
-  for (; static_cast<unsigned char>(*c - '0') < 10; ++c) {
-    const int digit = *c - '0';
-    if (size <= unchecked_decimal) [[likely]]
-      size = size * 10 + digit;
-    else if (!mul_add(size, 10, digit, size))
-      break;
-  }
-  if (c == format + 3 || *c != '\0')
-    throw_schema("format \"", format, "\" at nesting level ", level,
-                                " does not end in a list size that fits int64");
-  return size;
+  const char* digits = format + 3;
+  const char* c = digits;
+  // Unsigned: past 18 digits the value may wrap before checked_list_size reads it again.
+  std::uint64_t size = 0;
+  for (; static_cast<unsigned char>(*c - '0') < 10; ++c) size = size * 10 + unsigned(*c - '0');
+  if (c == digits || *c != '\0' || c - digits > 18) [[unlikely]]
+    return checked_list_size(format, digits, level);
+  return std::int64_t(size);
 }
 
 /// Why a schema level was refused before its format was read (out of line).
