@@ -670,23 +670,27 @@ bool bit_set(const std::byte* bitmap, std::int64_t bit) {
   return (std::to_integer<unsigned>(bitmap[bit / 8]) >> (bit % 8) & 1u) != 0;
 }
 
-/// One array of the chain: the slots the tensor uses are [first, first + count) counted
-/// from the start of its buffers (its own offset included).
-struct Level {
-  const std::byte* validity;  ///< set only where some used slot is null
+/// A level holding nulls among the slots the tensor uses, [first, first + count) counted from
+/// the start of its buffers (its own offset included).
+struct NullLevel {
+  std::size_t index;  ///< its place in the walk
+  const std::byte* validity;
   std::int64_t first;
   std::int64_t count;
   std::int64_t nulls;
 };
 
 /// What the import found: the leaf's elements [first, first + count) of `data` hold the
-/// tensor in physical order; `levels` carry nulls. A record batch's column has the struct's
-/// level first (`outer_levels` 1), then one level per level of its type.
+/// tensor in physical order, `rows` slots of the first level; `null_levels` carry nulls. A
+/// record batch's column has the struct's level first (`outer_levels` 1), then one level per
+/// level of its type.
 struct Found {
-  std::array<Level, max_rank + 1> levels;  // the first `level_count` are set
-  std::size_t level_count = 0;
+  std::array<NullLevel, max_rank + 1> null_levels;  // the first `null_level_count` are set
+  std::size_t null_level_count = 0;
+  std::size_t levels = 0;  ///< walked so far
   std::size_t outer_levels = 0;
   std::int64_t nulls = 0;
+  std::int64_t rows = 0;
   const std::byte* data = nullptr;
   std::int64_t first = 0;   ///< elements (bits for bool) from `data`
   std::int64_t count = 0;
@@ -700,37 +704,39 @@ struct Found {
   if (array.release == nullptr) throw_array("the array at nesting level ", level, " is released");
   if (array.length < 0 || array.offset < 0 || array.null_count < -1)
     throw_array("length ", array.length, ", offset ", array.offset, ", null_count ", array.null_count,
-                               " at nesting level ", level);
+                " at nesting level ", level);
   if (array.n_buffers != expected_buffers || array.buffers == nullptr)
-    throw_array(array.n_buffers, " buffers (or NULL buffers) at nesting level ", level,
-                               " where the type has ", expected_buffers);
+    throw_array(array.n_buffers, " buffers (or NULL buffers) at nesting level ", level, " where the type has ",
+                expected_buffers);
   if (array.n_children != expected_children ||
       (expected_children > 0 && (array.children == nullptr || array.children[0] == nullptr)))
-    throw_array(array.n_children, " children (or a NULL one) at nesting level ", level,
-                               " where the type has ", expected_children);
+    throw_array(array.n_children, " children (or a NULL one) at nesting level ", level, " where the type has ",
+                expected_children);
   std::int64_t end = 0;
   if (!add(start, count, end))
     throw_array(count, " slots from slot ", start, " overflow int64 at nesting level ", level);
   if (end > array.length)
-    throw_array("slots [", start, ", ", end, ") are used at nesting level ", level,
-                               " but its length is ", array.length);
+    throw_array("slots [", start, ", ", end, ") are used at nesting level ", level, " but its length is ",
+                array.length);
   throw_array("offset ", array.offset, " overflows at nesting level ", level);
 }
 
-/// A level that may hold nulls: counts them among its used slots (out of line: rare).
-[[gnu::noinline]] void count_nulls(const arrow::Array& array, std::size_t level, const Device& device, Level& out,
-                                   Found& found) {
+/// A level that may hold nulls: counts them among its used slots, recording the level where
+/// there are some (out of line: rare).
+[[gnu::noinline]] void count_nulls(const arrow::Array& array, std::size_t level, const Device& device,
+                                   const NullLevel& used, Found& found) {
   const auto* validity = static_cast<const std::byte*>(array.buffers[0]);
   if (array.null_count > 0 && validity == nullptr)
     throw_array("null_count ", array.null_count, " without a validity bitmap at nesting level ", level);
-  if (validity == nullptr || out.count == 0) return;
+  if (validity == nullptr || used.count == 0) return;
   if (!device.is_host_accessible())
     throw DeviceError(detail::concat("from_arrow: the array at nesting level ", level, " may hold nulls (null_count ",
                                      array.null_count, ") and its validity bitmap is on ", device,
                                      ", which the host cannot read"));
-  out.nulls = count_zero_bits(validity, out.first, out.count);
-  if (out.nulls > 0) out.validity = validity;
-  found.nulls += out.nulls;
+  const std::int64_t nulls = count_zero_bits(validity, used.first, used.count);
+  if (nulls == 0) return;
+  found.null_levels[found.null_level_count++] = {used.index, validity, used.first, used.count, nulls};
+  found.nulls += nulls;
 }
 
 struct Walk {
@@ -738,35 +744,36 @@ struct Walk {
   const Device& device;
   Found& found;
 
-  /// Adds a level for `array`, whose used slots start `start` slots after its offset.
-  Level& add_level(const arrow::Array& array, std::size_t level, std::int64_t start, std::int64_t count,
-                   std::int64_t expected_buffers, std::int64_t expected_children) {
-    std::int64_t end = 0, first = 0;
-    if (array.release == nullptr || array.length < 0 || array.offset < 0 || array.null_count < -1 ||
+  /// Checks a level for `array`, whose used slots start `start` slots after its offset, and
+  /// returns the first of them counted from the start of its buffers.
+  std::int64_t add_level(const arrow::Array& array, std::size_t level, std::int64_t start, std::int64_t count,
+                         std::int64_t expected_buffers, std::int64_t expected_children) {
+    std::int64_t first = 0;
+    // start, count and (checked first) length are ≥ 0: length - start cannot overflow.
+    if (array.release == nullptr || (array.length | array.offset) < 0 || array.null_count < -1 ||
         array.n_buffers != expected_buffers || array.buffers == nullptr || array.n_children != expected_children ||
         (expected_children > 0 && (array.children == nullptr || array.children[0] == nullptr)) ||
-        !add(start, count, end) || end > array.length || !add(start, array.offset, first)) [[unlikely]]
+        count > array.length - start || !add(start, array.offset, first)) [[unlikely]]
       throw_array_level(array, level, start, count, expected_buffers, expected_children);
-    Level& out = found.levels[found.level_count++];
-    out = {nullptr, first, count, 0};
+    const std::size_t index = found.levels++;
     if (array.null_count != 0) [[unlikely]]
-      count_nulls(array, level, device, out, found);
-    return out;
+      count_nulls(array, level, device, {index, nullptr, first, count, 0}, found);
+    return first;
   }
 
   /// Walks from `array` (nesting level 0 of the type) down to the leaf.
   void run(const arrow::Array& root, std::int64_t start, std::int64_t count) {
+    found.rows = count;
     const arrow::Array* array = &root;
     for (std::size_t level = 0; level < type.lists; ++level) {
-      const Level& list = add_level(*array, level, start, count, 1, 1);
+      const std::int64_t first = add_level(*array, level, start, count, 1, 1);
       const std::int64_t size = type.list_size[level];
-      if (!mul_add(list.first, size, 0, start) || !mul_add(count, size, 0, count))
+      if (!mul_add(first, size, 0, start) || !mul_add(count, size, 0, count))
         throw_array("list slots overflow int64 at nesting level ", level + 1);
       array = array->children[0];
     }
-    const Level& leaf = add_level(*array, type.lists, start, count, 2, 0);
+    found.first = add_level(*array, type.lists, start, count, 2, 0);
     found.data = static_cast<const std::byte*>(array->buffers[1]);
-    found.first = leaf.first;
     found.count = count;
     if (found.data == nullptr && count > 0)
       throw_array("the data buffer is NULL for ", count, " elements");
@@ -787,16 +794,12 @@ std::int64_t slot_elements(const Type& type, const Found& found, std::size_t i) 
 // ---- errors of the result -------------------------------------------------------------------
 
 [[noreturn, gnu::cold, gnu::noinline]] void throw_nulls(const Found& found, const Type& type) {
-  for (std::size_t i = 0; i < found.level_count; ++i) {
-    const Level& level = found.levels[i];
-    if (level.nulls == 0) continue;
-    std::int64_t slot = 0;
-    while (bit_set(level.validity, level.first + slot)) ++slot;
-    throw ValueError(detail::concat("from_arrow: the ", type.dtype, " array holds ", found.nulls,
-                                    " nulls (the first at slot ", slot, " of nesting level ", i,
-                                    "); a tensor has no nulls: pass .fill_nulls to copy with a fill value"));
-  }
-  throw ValueError("from_arrow: nulls");  // unreachable: found.nulls > 0 names a level
+  const NullLevel& level = found.null_levels[0];  // found.nulls > 0: there is one
+  std::int64_t slot = 0;
+  while (bit_set(level.validity, level.first + slot)) ++slot;
+  throw ValueError(detail::concat("from_arrow: the ", type.dtype, " array holds ", found.nulls,
+                                  " nulls (the first at slot ", slot, " of nesting level ", level.index,
+                                  "); a tensor has no nulls: pass .fill_nulls to copy with a fill value"));
 }
 
 template <class... Parts>
@@ -817,7 +820,7 @@ template <class... Parts>
 class Geometry {
  public:
   Geometry(Type& type, const Found& found) : type_(type) {
-    const std::int64_t rows = found.levels[0].count;
+    const std::int64_t rows = found.rows;
     type.physical[0] = type.strides[0] = rows;
     // The walk checked count = rows * Π list sizes, so a non-empty array's extents are ≥ 1
     // and their product fits (times itemsize: build checks that); an empty one's do not.
@@ -864,10 +867,9 @@ class Geometry {
   if (found.nulls > 0) {
     std::array<std::byte, 16> fill{};
     detail::store_scalar(*options.fill_nulls, type.dtype, fill.data());
-    for (std::size_t i = 0; i < found.level_count; ++i) {
-      const Level& level = found.levels[i];
-      if (level.nulls == 0) continue;
-      const std::int64_t inner = slot_elements(type, found, i);
+    for (std::size_t i = 0; i < found.null_level_count; ++i) {
+      const NullLevel& level = found.null_levels[i];
+      const std::int64_t inner = slot_elements(type, found, level.index);
       for (std::int64_t slot = 0; slot < level.count; ++slot) {
         if (bit_set(level.validity, level.first + slot)) continue;
         for (std::int64_t e = slot * inner; e < (slot + 1) * inner; ++e)
