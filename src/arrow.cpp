@@ -673,7 +673,7 @@ bool bit_set(const std::byte* bitmap, std::int64_t bit) {
 /// A level holding nulls among the slots the tensor uses, [first, first + count) counted from
 /// the start of its buffers (its own offset included).
 struct NullLevel {
-  std::size_t index;  ///< its place in the walk
+  std::size_t index;  ///< its place in the walk: outer levels first, then the type's
   const std::byte* validity;
   std::int64_t first;
   std::int64_t count;
@@ -682,12 +682,11 @@ struct NullLevel {
 
 /// What the import found: the leaf's elements [first, first + count) of `data` hold the
 /// tensor in physical order, `rows` slots of the first level; `null_levels` carry nulls. A
-/// record batch's column has the struct's level first (`outer_levels` 1), then one level per
-/// level of its type.
+/// record batch's column has the struct's level first (`outer_levels` 1 once it is walked),
+/// then one level per level of its type.
 struct Found {
   std::array<NullLevel, max_rank + 1> null_levels;  // the first `null_level_count` are set
   std::size_t null_level_count = 0;
-  std::size_t levels = 0;  ///< walked so far
   std::size_t outer_levels = 0;
   std::int64_t nulls = 0;
   std::int64_t rows = 0;
@@ -723,19 +722,19 @@ struct Found {
 
 /// A level that may hold nulls: counts them among its used slots, recording the level where
 /// there are some (out of line: rare).
-[[gnu::noinline]] void count_nulls(const arrow::Array& array, std::size_t level, const Device& device,
-                                   const NullLevel& used, Found& found) {
+[[gnu::noinline]] void count_nulls(const arrow::Array& array, std::size_t level, std::int64_t first,
+                                   std::int64_t count, const Device& device, Found& found) {
   const auto* validity = static_cast<const std::byte*>(array.buffers[0]);
   if (array.null_count > 0 && validity == nullptr)
     throw_array("null_count ", array.null_count, " without a validity bitmap at nesting level ", level);
-  if (validity == nullptr || used.count == 0) return;
+  if (validity == nullptr || count == 0) return;
   if (!device.is_host_accessible())
     throw DeviceError(detail::concat("from_arrow: the array at nesting level ", level, " may hold nulls (null_count ",
                                      array.null_count, ") and its validity bitmap is on ", device,
                                      ", which the host cannot read"));
-  const std::int64_t nulls = count_zero_bits(validity, used.first, used.count);
+  const std::int64_t nulls = count_zero_bits(validity, first, count);
   if (nulls == 0) return;
-  found.null_levels[found.null_level_count++] = {used.index, validity, used.first, used.count, nulls};
+  found.null_levels[found.null_level_count++] = {found.outer_levels + level, validity, first, count, nulls};
   found.nulls += nulls;
 }
 
@@ -755,9 +754,8 @@ struct Walk {
         (expected_children > 0 && (array.children == nullptr || array.children[0] == nullptr)) ||
         count > array.length - start || !add(start, array.offset, first)) [[unlikely]]
       throw_array_level(array, level, start, count, expected_buffers, expected_children);
-    const std::size_t index = found.levels++;
     if (array.null_count != 0) [[unlikely]]
-      count_nulls(array, level, device, {index, nullptr, first, count, 0}, found);
+      count_nulls(array, level, first, count, device, found);
     return first;
   }
 
@@ -1021,7 +1019,10 @@ AnyTensor import_device(std::shared_ptr<Held<arrow::DeviceArray>> held, const ar
 
 }  // namespace
 
-AnyTensor from_arrow(arrow::Array* array, const arrow::Schema& schema, const FromArrowOptions& options) {
+// The host import, flattened as well: import_array's body inline here costs less than the
+// call into it. The other host form comes through here too.
+[[gnu::flatten]] AnyTensor from_arrow(arrow::Array* array, const arrow::Schema& schema,
+                                      const FromArrowOptions& options) {
   auto held = take(array);
   const arrow::Array& data = held->held;
   return import_array(data, schema, cpu, KeepAlive(std::move(held)), options);
@@ -1029,9 +1030,8 @@ AnyTensor from_arrow(arrow::Array* array, const arrow::Schema& schema, const Fro
 
 AnyTensor from_arrow(arrow::Array* array, arrow::Schema* schema, const FromArrowOptions& options) {
   SchemaRelease release{schema};
-  auto held = take(array);
-  const arrow::Array& data = held->held;
-  return import_array(data, schema_ref(schema), cpu, KeepAlive(std::move(held)), options);
+  if (schema == nullptr) static_cast<void>(take(array));  // released at once: schema_ref throws
+  return from_arrow(array, schema_ref(schema), options);
 }
 
 AnyTensor from_arrow(arrow::DeviceArray* array, const arrow::Schema& schema, const FromArrowOptions& options) {
@@ -1067,11 +1067,11 @@ RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* s
                                       "\" appears twice; a record batch's columns need distinct names here"));
     Type type = parse_type(*field);
     Found found;
-    found.outer_levels = 1;
     Walk walk{type, cpu, found};
     // The struct's own slots (its validity: a null row is null in every column), then the
     // column, whose slot for row i is the struct's offset + i.
     walk.add_level(data, 0, 0, data.length, 1, batch.n_children);
+    found.outer_levels = 1;
     if (data.children[c] == nullptr) throw_array("the struct's child ", c, " is NULL");
     walk.run(*data.children[c], data.offset, data.length);
     result.columns.push_back(build(type, found, cpu, KeepAlive(owner), options));
