@@ -1,5 +1,6 @@
-// Arrow import: the schema's type and extension parsed once per call, the array's levels
-// checked against it, then one view (or, for bool, unaligned data and filled nulls, one copy).
+// Arrow import: the schema and the array walked down together, each level's type (format,
+// extension metadata) read once per call and its array checked against it, then one view
+// (or, for bool, unaligned data and filled nulls, one copy).
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -606,48 +607,42 @@ std::int64_t fixed_list_size(const char* format, std::size_t level) {
                                  schema.format, "\"); decode it in Arrow first (pyarrow: array.dictionary_decode())"));
 }
 
-Type parse_type(const arrow::Schema& root) {
-  Type type;
-  const arrow::Schema* schema = &root;
-  for (std::size_t level = 0;; ++level) {
-    if (schema->release == nullptr || schema->format == nullptr || schema->dictionary != nullptr) [[unlikely]]
-      throw_schema_level(*schema, level);
-    const char* format = schema->format;
-    const Extension extension = read_extension(schema->metadata);
-    const bool tensor_extension = equals(extension.name, "arrow.fixed_shape_tensor");
-    const std::int64_t size = fixed_list_size(format, level);
-    if (size >= 0) {
-      if (schema->n_children != 1 || schema->children == nullptr || schema->children[0] == nullptr)
-        throw_schema("fixed-size list \"", format, "\" has ", schema->n_children,
-                                    " children (or a NULL one); it needs exactly 1");
-      if (type.lists == max_rank - 1) throw_schema("more than ", max_rank - 1, " nested lists");
-      type.list_size[type.lists++] = size;
-      if (tensor_extension) {
-        add_tensor_extension(extension.metadata, size, type);
-      } else {
-        if (type.rank == max_rank)
-          throw_schema("the type has more than ", max_rank - 1, " tensor dimensions");
-        type.add_dimension(size);
-      }
-      schema = schema->children[0];
-      continue;
-    }
-    if (tensor_extension)
-      throw_schema("arrow.fixed_shape_tensor has storage \"", format,
-                                  "\"; the extension's storage is a fixed-size list");
-    const bool one_character = format[0] != '\0' && format[1] == '\0';
-    if (one_character && format[0] == 'b') {
-      type.dtype = bool_;
-      type.bit_packed = true;
+/// Reads nesting level `level` of the type: a fixed-size list's size, its dimensions added
+/// to `type`, or -1 for the primitive leaf, whose dtype it sets.
+std::int64_t read_schema_level(const arrow::Schema& schema, std::size_t level, Type& type) {
+  if (schema.release == nullptr || schema.format == nullptr || schema.dictionary != nullptr) [[unlikely]]
+    throw_schema_level(schema, level);
+  const char* format = schema.format;
+  const Extension extension = read_extension(schema.metadata);
+  const bool tensor_extension = equals(extension.name, "arrow.fixed_shape_tensor");
+  const std::int64_t size = fixed_list_size(format, level);
+  if (size >= 0) {
+    if (schema.n_children != 1 || schema.children == nullptr || schema.children[0] == nullptr)
+      throw_schema("fixed-size list \"", format, "\" has ", schema.n_children,
+                   " children (or a NULL one); it needs exactly 1");
+    if (type.lists == max_rank - 1) throw_schema("more than ", max_rank - 1, " nested lists");
+    type.list_size[type.lists++] = size;
+    if (tensor_extension) {
+      add_tensor_extension(extension.metadata, size, type);
     } else {
-      const int found = one_character ? primitive_dtypes[static_cast<unsigned char>(format[0])] : -1;
-      if (found < 0) throw_format(format, level);
-      type.dtype = DType(found);
+      if (type.rank == max_rank) throw_schema("the type has more than ", max_rank - 1, " tensor dimensions");
+      type.add_dimension(size);
     }
-    if (schema->n_children != 0)
-      throw_schema("primitive \"", format, "\" has ", schema->n_children, " children");
-    return type;
+    return size;
   }
+  if (tensor_extension)
+    throw_schema("arrow.fixed_shape_tensor has storage \"", format, "\"; the extension's storage is a fixed-size list");
+  const bool one_character = format[0] != '\0' && format[1] == '\0';
+  if (one_character && format[0] == 'b') {
+    type.dtype = bool_;
+    type.bit_packed = true;
+  } else {
+    const int found = one_character ? primitive_dtypes[static_cast<unsigned char>(format[0])] : -1;
+    if (found < 0) throw_format(format, level);
+    type.dtype = DType(found);
+  }
+  if (schema.n_children != 0) throw_schema("primitive \"", format, "\" has ", schema.n_children, " children");
+  return -1;
 }
 
 // ---- the array: levels, offsets, nulls --------------------------------------------------------
@@ -739,7 +734,7 @@ struct Found {
 }
 
 struct Walk {
-  const Type& type;
+  Type& type;
   const Device& device;
   Found& found;
 
@@ -759,22 +754,29 @@ struct Walk {
     return first;
   }
 
-  /// Walks from `array` (nesting level 0 of the type) down to the leaf.
-  void run(const arrow::Array& root, std::int64_t start, std::int64_t count) {
+  /// Walks `schema` and `array` (nesting level 0 of the type) down to the leaf together,
+  /// reading the type as it goes; the used slots of `array` start `start` slots after its offset.
+  void run(const arrow::Schema& root_schema, const arrow::Array& root, std::int64_t start, std::int64_t count) {
     found.rows = count;
+    const arrow::Schema* schema = &root_schema;
     const arrow::Array* array = &root;
-    for (std::size_t level = 0; level < type.lists; ++level) {
+    for (std::size_t level = 0;; ++level) {
+      const std::int64_t size = read_schema_level(*schema, level, type);
+      if (size < 0) return add_leaf(*array, level, start, count);
       const std::int64_t first = add_level(*array, level, start, count, 1, 1);
-      const std::int64_t size = type.list_size[level];
       if (!mul_add(first, size, 0, start) || !mul_add(count, size, 0, count))
         throw_array("list slots overflow int64 at nesting level ", level + 1);
+      schema = schema->children[0];
       array = array->children[0];
     }
-    found.first = add_level(*array, type.lists, start, count, 2, 0);
-    found.data = static_cast<const std::byte*>(array->buffers[1]);
+  }
+
+  /// The primitive array at the bottom, whose elements hold the tensor.
+  void add_leaf(const arrow::Array& array, std::size_t level, std::int64_t start, std::int64_t count) {
+    found.first = add_level(array, level, start, count, 2, 0);
+    found.data = static_cast<const std::byte*>(array.buffers[1]);
     found.count = count;
-    if (found.data == nullptr && count > 0)
-      throw_array("the data buffer is NULL for ", count, " elements");
+    if (found.data == nullptr && count > 0) throw_array("the data buffer is NULL for ", count, " elements");
   }
 };
 
@@ -967,9 +969,9 @@ const arrow::Schema& schema_ref(const arrow::Schema* schema) {
 // in between is spilled as two narrow stores and reloaded as one wide load, which stalls.
 [[gnu::flatten]] AnyTensor import_array(const arrow::Array& array, const arrow::Schema& schema, const Device& device,
                                         KeepAlive&& owner, const FromArrowOptions& options) {
-  Type type = parse_type(schema);
+  Type type;
   Found found;
-  Walk{type, device, found}.run(array, 0, array.length);
+  Walk{type, device, found}.run(schema, array, 0, array.length);
   return build(type, found, device, std::move(owner), options);
 }
 
@@ -1065,7 +1067,7 @@ RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* s
     if (std::find(result.names.begin(), result.names.end(), name) != result.names.end())
       throw ValueError(detail::concat("from_arrow_record_batch: column name \"", name,
                                       "\" appears twice; a record batch's columns need distinct names here"));
-    Type type = parse_type(*field);
+    Type type;
     Found found;
     Walk walk{type, cpu, found};
     // The struct's own slots (its validity: a null row is null in every column), then the
@@ -1073,7 +1075,7 @@ RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* s
     walk.add_level(data, 0, 0, data.length, 1, batch.n_children);
     found.outer_levels = 1;
     if (data.children[c] == nullptr) throw_array("the struct's child ", c, " is NULL");
-    walk.run(*data.children[c], data.offset, data.length);
+    walk.run(*field, *data.children[c], data.offset, data.length);
     result.columns.push_back(build(type, found, cpu, KeepAlive(owner), options));
     result.names.push_back(std::move(name));
   }
