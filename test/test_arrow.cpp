@@ -294,6 +294,47 @@ BOOST_AUTO_TEST_CASE(fixed_shape_tensor_json_is_strict) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(compact_json_the_fast_reader_declines_is_read_by_the_strict_one) {
+  // Compact texts that are valid JSON but not what the compact reader accepts: too many
+  // entries, a wrong permutation, 19 digits, a product past int64. The strict reader reads
+  // each from the start and names the numbers.
+  const std::vector<float> values = iota_floats(12);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"shape":[2,3],"permutation":[1,0,2]})", "\"permutation\" has 3 entries for 2 dimensions"},
+      {R"({"shape":[2,3],"permutation":[2,0]})", "is not a permutation of 0…1"},
+      {R"({"shape":[1000000000000000000]})", "the shape has 1000000000000000000 elements but the storage list size is 6"},
+      {R"({"shape":[100000000000,100000000000]})", "the shape's product overflows int64"},
+      {R"({"shape":[2,3],"permutation":[1,0]} )", ""},  // accepted: the strict reader skips the space
+  };
+  for (const auto& [json, message] : cases) {
+    Producer p;
+    auto [array, schema] = tensor_array(p, values, 6, json);
+    BOOST_TEST_CONTEXT(json) {
+      if (message.empty()) {
+        BOOST_TEST(zt::from_arrow(array, schema).strides() == (zt::DynamicExtents{6, 1, 3}));
+      } else {
+        BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(array, schema)), zt::ValueError,
+                              with_message<zt::ValueError>(message));
+      }
+    }
+    BOOST_TEST(p.array_releases == 1);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(list_sizes_past_18_digits_are_read_with_checks) {
+  const std::vector<float> values = iota_floats(12);
+  const auto import = [&](const std::string& format) {
+    Producer p;
+    ar::Array* leaf = p.array(12, {nullptr, values.data()});
+    return zt::from_arrow(p.array(2, {nullptr}, {leaf}), p.schema(format, {p.schema("f")})).shape();
+  };
+  BOOST_TEST(import("+w:0000000000000000000006") == (zt::DynamicExtents{2, 6}));
+  BOOST_CHECK_EXCEPTION(static_cast<void>(import("+w:9223372036854775808")), zt::ValueError,
+                        with_message<zt::ValueError>("does not end in a list size that fits int64"));
+  BOOST_CHECK_EXCEPTION(static_cast<void>(import("+w:9223372036854775807")), zt::ValueError,
+                        with_message<zt::ValueError>("list slots overflow int64 at nesting level 1"));
+}
+
 BOOST_AUTO_TEST_CASE(nulls_are_refused_or_filled_in_a_copy) {
   const std::vector<std::int64_t> values = {10, 20, 30, 40, 50};
   const std::uint8_t validity = 0b11101;  // slot 1 is null
