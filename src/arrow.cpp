@@ -121,23 +121,35 @@ template <class... Parts>
   throw ValueError(detail::concat("from_arrow: arrow.fixed_shape_tensor metadata ", json, ": ", what...));
 }
 
-/// The two extension entries of a schema's metadata (empty when absent).
+/// What a schema's metadata says of its extension type.
 struct Extension {
-  std::string_view name;
-  std::string_view metadata;
+  bool fixed_shape_tensor = false;  ///< its name is arrow.fixed_shape_tensor
+  std::string_view parameters;      ///< its metadata (JSON for that type); empty when absent
 };
 
 [[noreturn, gnu::cold, gnu::noinline]] void throw_metadata_length(const char* what, std::int32_t value) {
   throw_schema("metadata ", what, " is ", value);
 }
 
+/// The int32 at `at` (native byte order, unaligned).
+std::int32_t int32_at(const char* at) {
+  std::int32_t value = 0;
+  std::memcpy(&value, at, sizeof value);
+  return value;
+}
+
+/// Whether the bytes at `at` are `literal`'s.
+template <std::size_t N>
+bool bytes_equal(const char* at, const char (&literal)[N]) {
+  return std::memcmp(at, literal, N - 1) == 0;
+}
+
 /// Reads the binary key/value list: int32 count, then int32 length + bytes per key and value.
-Extension read_extension(const char* metadata) {
+/// Each read waits on the length before it.
+Extension scan_extension(const char* metadata) {
   Extension found;
-  if (metadata == nullptr) return found;
   const auto read_int32 = [&metadata](const char* what) {
-    std::int32_t value = 0;
-    std::memcpy(&value, metadata, sizeof value);
+    const std::int32_t value = int32_at(metadata);
     metadata += sizeof value;
     if (value < 0) throw_metadata_length(what, value);
     return value;
@@ -150,10 +162,40 @@ Extension read_extension(const char* metadata) {
     const std::int32_t value_length = read_int32("value length");
     const std::string_view value(metadata, std::size_t(value_length));
     metadata += value_length;
-    if (equals(key, "ARROW:extension:name")) found.name = value;
-    else if (equals(key, "ARROW:extension:metadata")) found.metadata = value;
+    if (equals(key, "ARROW:extension:name")) found.fixed_shape_tensor = equals(value, "arrow.fixed_shape_tensor");
+    else if (equals(key, "ARROW:extension:metadata")) found.parameters = value;
   }
   return found;
+}
+
+/// Arrow C++ (so pyarrow) and zt::to_arrow write a fixed_shape_tensor's metadata as two pairs
+/// alone, name then parameters: "ARROW:extension:name", "arrow.fixed_shape_tensor",
+/// "ARROW:extension:metadata", the JSON. In that layout every part but the JSON lies at a
+/// fixed offset, checked in order without waiting on a length read (the scan's chain of
+/// reads); true, with the JSON, when every part matches.
+bool read_tensor_metadata(const char* metadata, std::string_view& parameters) {
+  constexpr std::size_t name_key = 8, name = name_key + 20 + 4, parameters_key = name + 24 + 4,
+                        json = parameters_key + 24 + 4;
+  if (int32_at(metadata) != 2 || int32_at(metadata + name_key - 4) != 20 ||
+      !bytes_equal(metadata + name_key, "ARROW:extension:name") || int32_at(metadata + name - 4) != 24 ||
+      !bytes_equal(metadata + name, "arrow.fixed_shape_tensor") || int32_at(metadata + parameters_key - 4) != 24 ||
+      !bytes_equal(metadata + parameters_key, "ARROW:extension:metadata"))
+    return false;
+  const std::int32_t json_length = int32_at(metadata + json - 4);
+  if (json_length < 0) return false;  // the scan reports it
+  parameters = {metadata + json, std::size_t(json_length)};
+  return true;
+}
+
+/// What `metadata` (NULL: none) says of the extension type.
+Extension read_extension(const char* metadata) {
+  Extension found;
+  if (metadata == nullptr) return found;
+  if (read_tensor_metadata(metadata, found.parameters)) {
+    found.fixed_shape_tensor = true;
+    return found;
+  }
+  return scan_extension(metadata);
 }
 
 /// The type of an import: a chain of FixedSizeList levels down to one primitive leaf, and
@@ -614,7 +656,6 @@ std::int64_t read_schema_level(const arrow::Schema& schema, std::size_t level, T
     throw_schema_level(schema, level);
   const char* format = schema.format;
   const Extension extension = read_extension(schema.metadata);
-  const bool tensor_extension = equals(extension.name, "arrow.fixed_shape_tensor");
   const std::int64_t size = fixed_list_size(format, level);
   if (size >= 0) {
     if (schema.n_children != 1 || schema.children == nullptr || schema.children[0] == nullptr)
@@ -622,15 +663,15 @@ std::int64_t read_schema_level(const arrow::Schema& schema, std::size_t level, T
                    " children (or a NULL one); it needs exactly 1");
     if (type.lists == max_rank - 1) throw_schema("more than ", max_rank - 1, " nested lists");
     type.list_size[type.lists++] = size;
-    if (tensor_extension) {
-      add_tensor_extension(extension.metadata, size, type);
+    if (extension.fixed_shape_tensor) {
+      add_tensor_extension(extension.parameters, size, type);
     } else {
       if (type.rank == max_rank) throw_schema("the type has more than ", max_rank - 1, " tensor dimensions");
       type.add_dimension(size);
     }
     return size;
   }
-  if (tensor_extension)
+  if (extension.fixed_shape_tensor)
     throw_schema("arrow.fixed_shape_tensor has storage \"", format, "\"; the extension's storage is a fixed-size list");
   const bool one_character = format[0] != '\0' && format[1] == '\0';
   if (one_character && format[0] == 'b') {

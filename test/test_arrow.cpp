@@ -335,6 +335,45 @@ BOOST_AUTO_TEST_CASE(list_sizes_past_18_digits_are_read_with_checks) {
                         with_message<zt::ValueError>("list slots overflow int64 at nesting level 1"));
 }
 
+BOOST_AUTO_TEST_CASE(extension_metadata_in_any_layout_reads_the_same) {
+  // Arrow C++'s layout (the name, then the parameters, alone) is matched at fixed offsets;
+  // every other layout is scanned pair by pair, with the same result: the last name counts.
+  const std::vector<float> values = iota_floats(12);
+  using Pairs = std::vector<std::pair<std::string, std::string>>;
+  const std::pair<std::string, std::string> name = {"ARROW:extension:name", "arrow.fixed_shape_tensor"};
+  const std::pair<std::string, std::string> parameters = {"ARROW:extension:metadata", R"({"shape":[2,3]})"};
+  const auto import = [&](const std::string& bytes) {
+    Producer p;
+    ar::Array* leaf = p.array(12, {nullptr, values.data()});
+    return zt::from_arrow(p.array(2, {nullptr}, {leaf}), p.schema("+w:6", {p.schema("f")}, bytes)).shape();
+  };
+  const std::vector<Pairs> tensors = {
+      {name, parameters},
+      {parameters, name},
+      {{"a", "b"}, name, parameters},
+      {name, parameters, {"ARROW:extension:nbme", "x"}},
+      {name, {"k", ""}, parameters},
+  };
+  for (const Pairs& pairs : tensors) BOOST_TEST(import(metadata(pairs)) == (zt::DynamicExtents{2, 2, 3}));
+  // Not the extension (a name off by one byte, or renamed later): the storage, as it is.
+  const std::vector<Pairs> storages = {
+      {{"ARROW:extension:nbme", name.second}, parameters},
+      {{name.first, "arrow.fixed_shape_tensoR"}, parameters},
+      {{name.first, "arrow.fixed_shape_tensor_"}, parameters},
+      {name, parameters, {name.first, "arrow.uuid"}},
+  };
+  for (const Pairs& pairs : storages) BOOST_TEST(import(metadata(pairs)) == (zt::DynamicExtents{2, 6}));
+  // The extension without its parameters' key spelled right: no JSON to read.
+  BOOST_CHECK_EXCEPTION(static_cast<void>(import(metadata({name, {"ARROW:extension:metadatA", "{}"}}))),
+                        zt::ValueError, with_message<zt::ValueError>("expected '{' at byte 0"));
+  // Arrow C++'s layout with a negative JSON length: refused, naming it.
+  std::string negative = metadata({name, {parameters.first, ""}});
+  const std::int32_t minus_one = -1;
+  std::memcpy(negative.data() + negative.size() - 4, &minus_one, 4);
+  BOOST_CHECK_EXCEPTION(static_cast<void>(import(negative)), zt::ValueError,
+                        with_message<zt::ValueError>("metadata value length is -1"));
+}
+
 BOOST_AUTO_TEST_CASE(nulls_are_refused_or_filled_in_a_copy) {
   const std::vector<std::int64_t> values = {10, 20, 30, 40, 50};
   const std::uint8_t validity = 0b11101;  // slot 1 is null
