@@ -961,20 +961,54 @@ AnyTensor build(Type& type, const Found& found, const Device& device, KeepAlive&
 
 // ---- ownership --------------------------------------------------------------------------------
 
+/// The array of either struct.
+inline arrow::Array& array_of(arrow::Array& a) noexcept { return a; }
+inline arrow::Array& array_of(arrow::DeviceArray& a) noexcept { return a.array; }
+
 /// The producer's struct, moved in; its release runs once, when the owner dies.
 template <class Struct>
 struct Held {
   Struct held;
-  explicit Held(Struct* source) noexcept : held(*source) { release_of(*source) = nullptr; }
+  explicit Held(Struct& source) noexcept : held(source) { array_of(source).release = nullptr; }
   Held(const Held&) = delete;
   Held& operator=(const Held&) = delete;
   ~Held() {
     arrow::Array& array = array_of(held);
     if (array.release != nullptr) array.release(&array);
   }
-  static arrow::Array& array_of(arrow::Array& a) noexcept { return a; }
-  static arrow::Array& array_of(arrow::DeviceArray& a) noexcept { return a.array; }
-  static auto& release_of(Struct& s) noexcept { return array_of(s).release; }
+};
+
+/// The caller's struct, which the import takes: a NULL pointer or a released struct is refused.
+template <class Struct>
+Struct& caller_struct(Struct* array) {
+  if (array == nullptr) throw ValueError("from_arrow: the ArrowArray pointer is NULL");
+  if (array_of(*array).release == nullptr)
+    throw ValueError("from_arrow: the ArrowArray is released (its release callback is NULL)");
+  return *array;
+}
+
+/// Moves the caller's struct into a new owner. Always inlined: a call here, and the owner's
+/// return through memory, cost more than its body.
+template <class Struct>
+[[gnu::always_inline]] inline std::shared_ptr<Held<Struct>> take(Struct& array) {
+  // ArrowArray owners share from_dlpack's per-thread block cache (malloc and free cost a
+  // third of an import); the larger device struct takes the ordinary allocator.
+  if constexpr (std::is_same_v<Struct, arrow::Array>)
+    return std::allocate_shared<Held<Struct>>(detail::OwnerBlockAllocator<Held<Struct>>{}, array);
+  else
+    return std::make_shared<Held<Struct>>(array);
+}
+
+/// The import reads the caller's struct where it lies (its fields were just written there:
+/// a copy read back at once would wait for them) and takes it once every check has passed.
+/// Until then, this releases it on every way out.
+template <class Struct>
+struct ReleaseUntilTaken {
+  Struct& array;
+  ~ReleaseUntilTaken() {
+    arrow::Array& base = array_of(array);
+    if (base.release != nullptr) base.release(&base);
+  }
 };
 
 /// Releases a taken schema on every way out of the import.
@@ -985,35 +1019,32 @@ struct SchemaRelease {
   }
 };
 
-/// Always inlined: a call here, and the owner's return through memory, cost more than its body.
-template <class Struct>
-[[gnu::always_inline]] inline std::shared_ptr<Held<Struct>> take(Struct* array) {
-  if (array == nullptr) throw ValueError("from_arrow: the ArrowArray pointer is NULL");
-  if (Held<Struct>::release_of(*array) == nullptr)
-    throw ValueError("from_arrow: the ArrowArray is released (its release callback is NULL)");
-  // ArrowArray owners share from_dlpack's per-thread block cache (malloc and free cost a
-  // third of an import); the larger device struct takes the ordinary allocator.
-  if constexpr (std::is_same_v<Struct, arrow::Array>)
-    return std::allocate_shared<Held<Struct>>(detail::OwnerBlockAllocator<Held<Struct>>{}, array);
-  else
-    return std::make_shared<Held<Struct>>(array);
-}
-
 const arrow::Schema& schema_ref(const arrow::Schema* schema) {
   if (schema == nullptr) throw ValueError("from_arrow: the ArrowSchema pointer is NULL");
   return *schema;
 }
 
-// Flattened, as view_from_dlpack: the type, the walk, the checks and the view's construction
-// in one body (copies, nulls and the JSON parser stay out of line). The device comes by
-// reference, from memory written long before: a Device held in registers across the calls
-// in between is spilled as two narrow stores and reloaded as one wide load, which stalls.
-[[gnu::flatten]] AnyTensor import_array(const arrow::Array& array, const arrow::Schema& schema, const Device& device,
-                                        KeepAlive&& owner, const FromArrowOptions& options) {
+/// A NULL schema pointer: the array is released (as on every error) and the error thrown.
+template <class Struct>
+[[noreturn]] void refuse_null_schema(Struct* array) {
+  const ReleaseUntilTaken<Struct> release{caller_struct(array)};
+  throw ValueError("from_arrow: the ArrowSchema pointer is NULL");
+}
+
+// The import's body, inlined into the flattened callers below (as view_from_dlpack is
+// flattened): the type, the walk, the checks, the owner and the view's construction in one
+// body (copies, nulls and the JSON parser stay out of line). The device comes by reference,
+// from memory written long before: a Device held in registers across the calls in between
+// is spilled as two narrow stores and reloaded as one wide load, which stalls. The caller
+// keeps a ReleaseUntilTaken on `source`.
+template <class Struct>
+AnyTensor import_array(Struct& source, const arrow::Schema& schema, const Device& device,
+                       const FromArrowOptions& options) {
   Type type;
   Found found;
+  const arrow::Array& array = array_of(source);
   Walk{type, device, found}.run(schema, array, 0, array.length);
-  return build(type, found, device, std::move(owner), options);
+  return build(type, found, device, KeepAlive(take(source)), options);
 }
 
 Device device_of(const arrow::DeviceArray& array) {
@@ -1052,45 +1083,43 @@ void wait_for(const arrow::DeviceArray& array, Device device) {
 #endif
 }
 
-AnyTensor import_device(std::shared_ptr<Held<arrow::DeviceArray>> held, const arrow::Schema& schema,
-                        const FromArrowOptions& options) {
-  const Device device = device_of(held->held);
-  wait_for(held->held, device);
-  const arrow::Array& data = held->held.array;
-  return import_array(data, schema, device, KeepAlive(std::move(held)), options);
+[[gnu::flatten]] AnyTensor import_device(arrow::DeviceArray& array, const arrow::Schema& schema,
+                                         const FromArrowOptions& options) {
+  const ReleaseUntilTaken<arrow::DeviceArray> release{array};
+  const Device device = device_of(array);
+  wait_for(array, device);
+  return import_array(array, schema, device, options);
 }
 
 }  // namespace
 
-// The host import, flattened as well: import_array's body inline here costs less than the
-// call into it. The other host form comes through here too.
+// The host import, flattened: the other host form comes through here too.
 [[gnu::flatten]] AnyTensor from_arrow(arrow::Array* array, const arrow::Schema& schema,
                                       const FromArrowOptions& options) {
-  auto held = take(array);
-  const arrow::Array& data = held->held;
-  return import_array(data, schema, cpu, KeepAlive(std::move(held)), options);
+  const ReleaseUntilTaken<arrow::Array> release{caller_struct(array)};
+  return import_array(*array, schema, cpu, options);
 }
 
 AnyTensor from_arrow(arrow::Array* array, arrow::Schema* schema, const FromArrowOptions& options) {
-  SchemaRelease release{schema};
-  if (schema == nullptr) static_cast<void>(take(array));  // released at once: schema_ref throws
-  return from_arrow(array, schema_ref(schema), options);
+  const SchemaRelease release{schema};
+  if (schema == nullptr) refuse_null_schema(array);
+  return from_arrow(array, *schema, options);
 }
 
 AnyTensor from_arrow(arrow::DeviceArray* array, const arrow::Schema& schema, const FromArrowOptions& options) {
-  return import_device(take(array), schema, options);
+  return import_device(caller_struct(array), schema, options);
 }
 
 AnyTensor from_arrow(arrow::DeviceArray* array, arrow::Schema* schema, const FromArrowOptions& options) {
-  SchemaRelease release{schema};
-  auto held = take(array);  // taken before the schema is read: an error releases both
-  return import_device(std::move(held), schema_ref(schema), options);
+  const SchemaRelease release{schema};
+  if (schema == nullptr) refuse_null_schema(array);
+  return import_device(caller_struct(array), *schema, options);
 }
 
 RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* schema,
                                            const FromArrowOptions& options) {
   SchemaRelease release{schema};
-  auto held = take(array);
+  auto held = take(caller_struct(array));
   const arrow::Schema& batch = schema_ref(schema);
   const arrow::Array& data = held->held;
   const KeepAlive owner(std::move(held));

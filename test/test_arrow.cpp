@@ -530,6 +530,35 @@ BOOST_AUTO_TEST_CASE(malformed_structs_are_value_errors) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(every_refusal_releases_the_array_once) {
+  const std::vector<float> values = iota_floats(4);
+  {
+    Producer p;
+    ar::Array* array = p.primitive(values);
+    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(array, static_cast<ar::Schema*>(nullptr))),
+                          zt::ValueError, with_message<zt::ValueError>("the ArrowSchema pointer is NULL"));
+    BOOST_TEST(p.array_releases == 1);
+    BOOST_TEST(array->release == nullptr);
+  }
+  {
+    Producer p;
+    ar::DeviceArray d{*p.primitive(values), 0, ar::device_cpu, nullptr, {}};
+    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(&d, static_cast<ar::Schema*>(nullptr))),
+                          zt::ValueError, with_message<zt::ValueError>("the ArrowSchema pointer is NULL"));
+    BOOST_TEST(p.array_releases == 1);
+    BOOST_TEST(d.array.release == nullptr);
+  }
+  {
+    // Refused while the import reads the caller's struct, before taking it.
+    Producer p;
+    ar::Array* array = p.primitive(values);
+    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(array, p.schema("u"))), zt::TypeError,
+                          with_message<zt::TypeError>("a string is variable-size"));
+    BOOST_TEST(p.array_releases == 1);
+    BOOST_TEST(array->release == nullptr);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(copy_true_owns_its_memory_and_releases_at_once) {
   Producer p;
   const std::vector<float> values = iota_floats(4);
