@@ -1,5 +1,6 @@
-// Arrow import: the schema's type and extension parsed once per call, the array's levels
-// checked against it, then one view (or, for bool, unaligned data and filled nulls, one copy).
+// Arrow import: the schema and the array walked down together, each level's type (format,
+// extension metadata) read once per call and its array checked against it, then one view
+// (or, for bool, unaligned data and filled nulls, one copy).
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -29,12 +30,23 @@ namespace {
 
 // ---- checked arithmetic on foreign numbers ----------------------------------------------------
 
-/// a * b + c, or false when it leaves int64. Every caller passes terms it has checked to be
-/// ≥ 0; both overflow flags are computed without branching (this runs ~10 times an import).
+// Every caller passes terms it has checked to be ≥ 0, which makes both checks a compare or
+// two (they run ~10 times an import): a sum of two such terms cannot wrap 64 unsigned bits,
+// and factors below 2^31 cannot overflow.
+
+/// a + b, or false when it leaves int64.
+inline bool add(std::int64_t a, std::int64_t b, std::int64_t& out) {
+  const std::uint64_t sum = std::uint64_t(a) + std::uint64_t(b);
+  out = std::int64_t(sum);
+  return sum <= std::uint64_t(INT64_MAX);
+}
+
+/// a * b + c, or false when it leaves int64.
 inline bool mul_add(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t& out) {
-  std::int64_t product = 0;
-  const bool overflow = detail::mul_overflows(a, b, product) | detail::add_overflows(product, c, out);
-  return !overflow;
+  const auto ua = std::uint64_t(a), ub = std::uint64_t(b);
+  if ((ua | ub) >> 31 != 0 && ub != 0 && ua > std::uint64_t(INT64_MAX) / ub) [[unlikely]]
+    return false;
+  return add(std::int64_t(ua * ub), c, out);
 }
 
 /// Up to this value, value * 10 + 9 fits int64: decimal digits need no check until then.
@@ -109,23 +121,35 @@ template <class... Parts>
   throw ValueError(detail::concat("from_arrow: arrow.fixed_shape_tensor metadata ", json, ": ", what...));
 }
 
-/// The two extension entries of a schema's metadata (empty when absent).
+/// What a schema's metadata says of its extension type.
 struct Extension {
-  std::string_view name;
-  std::string_view metadata;
+  bool fixed_shape_tensor = false;  ///< its name is arrow.fixed_shape_tensor
+  std::string_view parameters;      ///< its metadata (JSON for that type); empty when absent
 };
 
 [[noreturn, gnu::cold, gnu::noinline]] void throw_metadata_length(const char* what, std::int32_t value) {
   throw_schema("metadata ", what, " is ", value);
 }
 
+/// The int32 at `at` (native byte order, unaligned).
+std::int32_t int32_at(const char* at) {
+  std::int32_t value = 0;
+  std::memcpy(&value, at, sizeof value);
+  return value;
+}
+
+/// Whether the bytes at `at` are `literal`'s.
+template <std::size_t N>
+bool bytes_equal(const char* at, const char (&literal)[N]) {
+  return std::memcmp(at, literal, N - 1) == 0;
+}
+
 /// Reads the binary key/value list: int32 count, then int32 length + bytes per key and value.
-Extension read_extension(const char* metadata) {
+/// Each read waits on the length before it.
+Extension scan_extension(const char* metadata) {
   Extension found;
-  if (metadata == nullptr) return found;
   const auto read_int32 = [&metadata](const char* what) {
-    std::int32_t value = 0;
-    std::memcpy(&value, metadata, sizeof value);
+    const std::int32_t value = int32_at(metadata);
     metadata += sizeof value;
     if (value < 0) throw_metadata_length(what, value);
     return value;
@@ -138,10 +162,40 @@ Extension read_extension(const char* metadata) {
     const std::int32_t value_length = read_int32("value length");
     const std::string_view value(metadata, std::size_t(value_length));
     metadata += value_length;
-    if (equals(key, "ARROW:extension:name")) found.name = value;
-    else if (equals(key, "ARROW:extension:metadata")) found.metadata = value;
+    if (equals(key, "ARROW:extension:name")) found.fixed_shape_tensor = equals(value, "arrow.fixed_shape_tensor");
+    else if (equals(key, "ARROW:extension:metadata")) found.parameters = value;
   }
   return found;
+}
+
+/// Arrow C++ (so pyarrow) and zt::to_arrow write a fixed_shape_tensor's metadata as two pairs
+/// alone, name then parameters: "ARROW:extension:name", "arrow.fixed_shape_tensor",
+/// "ARROW:extension:metadata", the JSON. In that layout every part but the JSON lies at a
+/// fixed offset, checked in order without waiting on a length read (the scan's chain of
+/// reads); true, with the JSON, when every part matches.
+bool read_tensor_metadata(const char* metadata, std::string_view& parameters) {
+  constexpr std::size_t name_key = 8, name = name_key + 20 + 4, parameters_key = name + 24 + 4,
+                        json = parameters_key + 24 + 4;
+  if (int32_at(metadata) != 2 || int32_at(metadata + name_key - 4) != 20 ||
+      !bytes_equal(metadata + name_key, "ARROW:extension:name") || int32_at(metadata + name - 4) != 24 ||
+      !bytes_equal(metadata + name, "arrow.fixed_shape_tensor") || int32_at(metadata + parameters_key - 4) != 24 ||
+      !bytes_equal(metadata + parameters_key, "ARROW:extension:metadata"))
+    return false;
+  const std::int32_t json_length = int32_at(metadata + json - 4);
+  if (json_length < 0) return false;  // the scan reports it
+  parameters = {metadata + json, std::size_t(json_length)};
+  return true;
+}
+
+/// What `metadata` (NULL: none) says of the extension type.
+Extension read_extension(const char* metadata) {
+  Extension found;
+  if (metadata == nullptr) return found;
+  if (read_tensor_metadata(metadata, found.parameters)) {
+    found.fixed_shape_tensor = true;
+    return found;
+  }
+  return scan_extension(metadata);
 }
 
 /// The type of an import: a chain of FixedSizeList levels down to one primitive leaf, and
@@ -409,9 +463,8 @@ inline std::size_t json_key(const JsonCursor& json, const char*& p) {
 
 /// The general reader: any JSON object, strictly (RFC 8259), bounded in depth and width,
 /// every number overflow-checked: {"shape": [...], "permutation": [...], "dim_names": [...]}
-/// in any order, other keys skipped. Out of line: read_compact reads what Arrow writes.
-[[gnu::noinline]] void read_json(const JsonCursor& json, std::int64_t* shape, std::size_t limit,
-                                 TensorParameters& out) {
+/// in any order, other keys skipped.
+void read_json(const JsonCursor& json, std::int64_t* shape, std::size_t limit, TensorParameters& out) {
   const char* p = json.begin;
   expect(json, p, '{');
   if (peek(json, p) == '}') {
@@ -449,9 +502,11 @@ inline std::size_t json_key(const JsonCursor& json, const char*& p) {
 }
 
 /// Integers ≥ 0 up to the closing ']' (read past it), compact: at most `limit`, 1 to 18 digits
-/// each (so no overflow), no leading zero, no whitespace. False on anything else. The text
-/// ends in '}' (read_compact checked), which stops every scan before its end.
-inline bool compact_indices(const char*& p, std::int64_t* out, std::size_t limit, std::size_t& count) {
+/// each (so no overflow), no leading zero, no whitespace, each handed to `take(index, value)`.
+/// False on anything else, or when `take` refuses a value. The text ends in '}'
+/// (add_compact_extension checked), which stops every scan before its end.
+template <class Take>
+inline bool compact_indices(const char*& p, std::size_t limit, std::size_t& count, Take&& take) {
   for (count = 0; count < limit; ++count) {
     const char* start = p;
     // Unsigned: a 19th digit may wrap before it is refused.
@@ -459,8 +514,7 @@ inline bool compact_indices(const char*& p, std::int64_t* out, std::size_t limit
     if (value > 9) return false;
     for (++p; static_cast<unsigned char>(*p - '0') < 10; ++p) value = value * 10 + unsigned(*p - '0');
     const auto digits = std::size_t(p - start);
-    if (digits > 18 || (digits > 1 && *start == '0')) return false;
-    out[count] = std::int64_t(value);
+    if (digits > 18 || (digits > 1 && *start == '0') || !take(count, std::int64_t(value))) return false;
     const char separator = *p++;
     if (separator == ']') {
       ++count;
@@ -471,62 +525,78 @@ inline bool compact_indices(const char*& p, std::int64_t* out, std::size_t limit
   return false;
 }
 
+/// Whether `rank` (< 32) entries ≥ 0 hold each of 0 … rank - 1 once.
+inline bool is_permutation(const std::int64_t* entries, std::size_t rank) {
+  std::uint32_t seen = 0;
+  for (std::size_t i = 0; i < rank; ++i) {
+    if (entries[i] >= std::int64_t(rank)) return false;
+    seen |= std::uint32_t{1} << entries[i];
+  }
+  return seen == (std::uint32_t{1} << rank) - 1;
+}
+
 /// Arrow's writers (Arrow C++, so pyarrow) emit the parameters compactly, shape first:
-/// {"shape":[8,8]}, or {"shape":[2,3],"permutation":[1,0]}. That form is read here by direct
-/// comparison; on anything else this returns false and read_json reads the text from the
-/// start (it accepts every text this does, the same way, and reports every error).
-inline bool read_compact(const JsonCursor& json, std::int64_t* shape, std::size_t limit, TensorParameters& out) {
+/// {"shape":[8,8]}, or {"shape":[2,3],"permutation":[1,0]}. That form, with parameters the
+/// type accepts, is read here by direct comparison and added to `type` as it is read. On
+/// anything else this returns false with `type` unchanged (but for scratch space past its
+/// dimensions), and add_general_extension reads the text from the start (it accepts every
+/// text this does, the same way, and reports every error).
+inline bool add_compact_extension(const JsonCursor& json, std::int64_t list_size, Type& type) {
   const char* p = json.begin;
   if (!literal_at(json, p, "{\"shape\":[") || json.end[-1] != '}') return false;
   p += 10;
-  if (!compact_indices(p, shape, limit, out.rank)) return false;
+  const std::size_t base = type.rank;
+  std::size_t rank = 0;
+  std::int64_t product = 1;
+  const auto extent = [&](std::size_t i, std::int64_t value) {
+    type.physical[base + i] = type.strides[base + i] = value;
+    type.permutation[base + i] = std::uint8_t(base + i);
+    return mul_add(product, value, 0, product);
+  };
+  if (!compact_indices(p, max_rank - base, rank, extent) || product != list_size) return false;
   if (literal_at(json, p, ",\"permutation\":[")) {
     p += 16;
-    if (!compact_indices(p, out.permutation.data(), limit, out.permutation_rank)) return false;
-    out.has_permutation = true;
+    std::array<std::int64_t, max_rank> permutation;
+    std::size_t entries = 0;
+    const auto entry = [&](std::size_t i, std::int64_t value) {
+      permutation[i] = value;
+      return true;
+    };
+    if (!compact_indices(p, rank, entries, entry) || entries != rank || !is_permutation(permutation.data(), rank) ||
+        json.end - p != 1)
+      return false;
+    for (std::size_t i = 0; i < rank; ++i) type.permutation[base + i] = std::uint8_t(base + permutation[i]);
+    type.permuted = true;
+  } else if (json.end - p != 1) {
+    return false;
   }
-  out.has_shape = true;
-  return json.end - p == 1;
+  type.rank += rank;
+  return true;
 }
 
-/// Reads the extension's JSON parameters and adds its dimensions to `type` in place: the
-/// shape after the physical ones, the permutation as logical → physical. Hand-written
-/// rather than nlohmann-json, which would allocate a DOM on every import; out of line from
-/// the flattened import.
-[[gnu::noinline, gnu::flatten]] void add_tensor_extension(std::string_view text, std::int64_t list_size,
-                                                          Type& type) {
-  const JsonCursor json{text.data(), text.data() + text.size()};
-  const std::size_t base = type.rank, limit = max_rank - base;
-  index_t* shape = type.physical.data() + base;
+/// Any spelling of the parameters, read by read_json and checked against the type, with an
+/// error naming the numbers for each way they can be wrong (out of line: Arrow's writers
+/// emit the compact form).
+[[gnu::noinline]] void add_general_extension(const JsonCursor& json, std::int64_t list_size, Type& type) {
+  const std::size_t base = type.rank;
+  std::int64_t* shape = type.physical.data() + base;
   TensorParameters read;
-  if (!read_compact(json, shape, limit, read)) {
-    read = TensorParameters{};
-    read_json(json, shape, limit, read);
-  }
+  read_json(json, shape, max_rank - base, read);
   const std::size_t rank = read.rank;
   if (!read.has_shape) json_fail(json, "has no \"shape\"");
   if (read.has_names && read.names != rank)
     json_fail(json, "\"dim_names\" has ", read.names, " names for ", rank, " dimensions");
   if (read.has_permutation) {
     if (read.permutation_rank != rank)
-      json_fail(json, "\"permutation\" has ", read.permutation_rank, " entries for ", rank,
-                                     " dimensions");
-    std::array<bool, max_rank> seen{};
-    for (std::size_t i = 0; i < rank; ++i) {
-      const std::int64_t d = read.permutation[i];
-      if (d >= std::int64_t(rank) || seen[std::size_t(d)])
-        json_fail(json, "\"permutation\" is not a permutation of 0…", rank - 1);
-      seen[std::size_t(d)] = true;
-    }
+      json_fail(json, "\"permutation\" has ", read.permutation_rank, " entries for ", rank, " dimensions");
+    if (!is_permutation(read.permutation.data(), rank))
+      json_fail(json, "\"permutation\" is not a permutation of 0…", rank - 1);
   }
   std::int64_t product = 1;
   for (std::size_t i = 0; i < rank; ++i) {
     if (!mul_add(product, shape[i], 0, product)) json_fail(json, "the shape's product overflows int64");
     type.strides[base + i] = shape[i];
-    type.permutation[base + i] = std::uint8_t(base + i);
-  }
-  if (read.has_permutation) {
-    for (std::size_t i = 0; i < rank; ++i) type.permutation[base + i] = std::uint8_t(base + read.permutation[i]);
+    type.permutation[base + i] = std::uint8_t(base + (read.has_permutation ? std::size_t(read.permutation[i]) : i));
   }
   if (product != list_size)
     json_fail(json, "the shape has ", product, " elements but the storage list size is ", list_size);
@@ -534,25 +604,41 @@ inline bool read_compact(const JsonCursor& json, std::int64_t* shape, std::size_
   type.rank += rank;
 }
 
+/// Reads the extension's JSON parameters and adds its dimensions to `type`: the shape after
+/// the physical ones, the permutation as logical → physical. Hand-written rather than
+/// nlohmann-json, which would allocate a DOM on every import.
+inline void add_tensor_extension(std::string_view text, std::int64_t list_size, Type& type) {
+  const JsonCursor json{text.data(), text.data() + text.size()};
+  if (!add_compact_extension(json, list_size, type)) add_general_extension(json, list_size, type);
+}
+
 // ---- the schema --------------------------------------------------------------------------------
+
+/// The list size of a fixed-size list format, "+w:" then the decimal digits at `digits`,
+/// each checked for overflow (out of line: fast_list_size reads up to 18 digits).
+[[gnu::noinline]] std::int64_t checked_list_size(const char* format, const char* digits, std::size_t level) {
+  std::int64_t size = 0;
+  const char* c = digits;
+  for (; static_cast<unsigned char>(*c - '0') < 10; ++c) {
+    if (!mul_add(size, 10, *c - '0', size)) break;
+  }
+  if (c == digits || *c != '\0')
+    throw_schema("format \"", format, "\" at nesting level ", level, " does not end in a list size that fits int64");
+  return size;
+}
 
 /// Parses "+w:123": the list size, or -1 when `format` is not a fixed-size list. Reads the
 /// C string in place (no strlen on the hot path).
 std::int64_t fixed_list_size(const char* format, std::size_t level) {
   if (format[0] != '+' || format[1] != 'w' || format[2] != ':') return -1;
-  std::int64_t size = 0;
-  const char* c = format + 3;
-  for (; static_cast<unsigned char>(*c - '0') < 10; ++c) {
-    const int digit = *c - '0';
-    if (size <= unchecked_decimal) [[likely]]
-      size = size * 10 + digit;
-    else if (!mul_add(size, 10, digit, size))
-      break;
-  }
-  if (c == format + 3 || *c != '\0')
-    throw_schema("format \"", format, "\" at nesting level ", level,
-                                " does not end in a list size that fits int64");
-  return size;
+  const char* digits = format + 3;
+  const char* c = digits;
+  // Unsigned: past 18 digits the value may wrap before checked_list_size reads it again.
+  std::uint64_t size = 0;
+  for (; static_cast<unsigned char>(*c - '0') < 10; ++c) size = size * 10 + unsigned(*c - '0');
+  if (c == digits || *c != '\0' || c - digits > 18) [[unlikely]]
+    return checked_list_size(format, digits, level);
+  return std::int64_t(size);
 }
 
 /// Why a schema level was refused before its format was read (out of line).
@@ -563,48 +649,41 @@ std::int64_t fixed_list_size(const char* format, std::size_t level) {
                                  schema.format, "\"); decode it in Arrow first (pyarrow: array.dictionary_decode())"));
 }
 
-Type parse_type(const arrow::Schema& root) {
-  Type type;
-  const arrow::Schema* schema = &root;
-  for (std::size_t level = 0;; ++level) {
-    if (schema->release == nullptr || schema->format == nullptr || schema->dictionary != nullptr) [[unlikely]]
-      throw_schema_level(*schema, level);
-    const char* format = schema->format;
-    const Extension extension = read_extension(schema->metadata);
-    const bool tensor_extension = equals(extension.name, "arrow.fixed_shape_tensor");
-    const std::int64_t size = fixed_list_size(format, level);
-    if (size >= 0) {
-      if (schema->n_children != 1 || schema->children == nullptr || schema->children[0] == nullptr)
-        throw_schema("fixed-size list \"", format, "\" has ", schema->n_children,
-                                    " children (or a NULL one); it needs exactly 1");
-      if (type.lists == max_rank - 1) throw_schema("more than ", max_rank - 1, " nested lists");
-      type.list_size[type.lists++] = size;
-      if (tensor_extension) {
-        add_tensor_extension(extension.metadata, size, type);
-      } else {
-        if (type.rank == max_rank)
-          throw_schema("the type has more than ", max_rank - 1, " tensor dimensions");
-        type.add_dimension(size);
-      }
-      schema = schema->children[0];
-      continue;
-    }
-    if (tensor_extension)
-      throw_schema("arrow.fixed_shape_tensor has storage \"", format,
-                                  "\"; the extension's storage is a fixed-size list");
-    const bool one_character = format[0] != '\0' && format[1] == '\0';
-    if (one_character && format[0] == 'b') {
-      type.dtype = bool_;
-      type.bit_packed = true;
+/// Reads nesting level `level` of the type: a fixed-size list's size, its dimensions added
+/// to `type`, or -1 for the primitive leaf, whose dtype it sets.
+std::int64_t read_schema_level(const arrow::Schema& schema, std::size_t level, Type& type) {
+  if (schema.release == nullptr || schema.format == nullptr || schema.dictionary != nullptr) [[unlikely]]
+    throw_schema_level(schema, level);
+  const char* format = schema.format;
+  const Extension extension = read_extension(schema.metadata);
+  const std::int64_t size = fixed_list_size(format, level);
+  if (size >= 0) {
+    if (schema.n_children != 1 || schema.children == nullptr || schema.children[0] == nullptr)
+      throw_schema("fixed-size list \"", format, "\" has ", schema.n_children,
+                   " children (or a NULL one); it needs exactly 1");
+    if (type.lists == max_rank - 1) throw_schema("more than ", max_rank - 1, " nested lists");
+    type.list_size[type.lists++] = size;
+    if (extension.fixed_shape_tensor) {
+      add_tensor_extension(extension.parameters, size, type);
     } else {
-      const int found = one_character ? primitive_dtypes[static_cast<unsigned char>(format[0])] : -1;
-      if (found < 0) throw_format(format, level);
-      type.dtype = DType(found);
+      if (type.rank == max_rank) throw_schema("the type has more than ", max_rank - 1, " tensor dimensions");
+      type.add_dimension(size);
     }
-    if (schema->n_children != 0)
-      throw_schema("primitive \"", format, "\" has ", schema->n_children, " children");
-    return type;
+    return size;
   }
+  if (extension.fixed_shape_tensor)
+    throw_schema("arrow.fixed_shape_tensor has storage \"", format, "\"; the extension's storage is a fixed-size list");
+  const bool one_character = format[0] != '\0' && format[1] == '\0';
+  if (one_character && format[0] == 'b') {
+    type.dtype = bool_;
+    type.bit_packed = true;
+  } else {
+    const int found = one_character ? primitive_dtypes[static_cast<unsigned char>(format[0])] : -1;
+    if (found < 0) throw_format(format, level);
+    type.dtype = DType(found);
+  }
+  if (schema.n_children != 0) throw_schema("primitive \"", format, "\" has ", schema.n_children, " children");
+  return -1;
 }
 
 // ---- the array: levels, offsets, nulls --------------------------------------------------------
@@ -627,23 +706,26 @@ bool bit_set(const std::byte* bitmap, std::int64_t bit) {
   return (std::to_integer<unsigned>(bitmap[bit / 8]) >> (bit % 8) & 1u) != 0;
 }
 
-/// One array of the chain: the slots the tensor uses are [first, first + count) counted
-/// from the start of its buffers (its own offset included).
-struct Level {
-  const std::byte* validity;  ///< set only where some used slot is null
+/// A level holding nulls among the slots the tensor uses, [first, first + count) counted from
+/// the start of its buffers (its own offset included).
+struct NullLevel {
+  std::size_t index;  ///< its place in the walk: outer levels first, then the type's
+  const std::byte* validity;
   std::int64_t first;
   std::int64_t count;
   std::int64_t nulls;
 };
 
 /// What the import found: the leaf's elements [first, first + count) of `data` hold the
-/// tensor in physical order; `levels` carry nulls. A record batch's column has the struct's
-/// level first (`outer_levels` 1), then one level per level of its type.
+/// tensor in physical order, `rows` slots of the first level; `null_levels` carry nulls. A
+/// record batch's column has the struct's level first (`outer_levels` 1 once it is walked),
+/// then one level per level of its type.
 struct Found {
-  std::array<Level, max_rank + 1> levels;  // the first `level_count` are set
-  std::size_t level_count = 0;
+  std::array<NullLevel, max_rank + 1> null_levels;  // the first `null_level_count` are set
+  std::size_t null_level_count = 0;
   std::size_t outer_levels = 0;
   std::int64_t nulls = 0;
+  std::int64_t rows = 0;
   const std::byte* data = nullptr;
   std::int64_t first = 0;   ///< elements (bits for bool) from `data`
   std::int64_t count = 0;
@@ -657,77 +739,85 @@ struct Found {
   if (array.release == nullptr) throw_array("the array at nesting level ", level, " is released");
   if (array.length < 0 || array.offset < 0 || array.null_count < -1)
     throw_array("length ", array.length, ", offset ", array.offset, ", null_count ", array.null_count,
-                               " at nesting level ", level);
+                " at nesting level ", level);
   if (array.n_buffers != expected_buffers || array.buffers == nullptr)
-    throw_array(array.n_buffers, " buffers (or NULL buffers) at nesting level ", level,
-                               " where the type has ", expected_buffers);
+    throw_array(array.n_buffers, " buffers (or NULL buffers) at nesting level ", level, " where the type has ",
+                expected_buffers);
   if (array.n_children != expected_children ||
       (expected_children > 0 && (array.children == nullptr || array.children[0] == nullptr)))
-    throw_array(array.n_children, " children (or a NULL one) at nesting level ", level,
-                               " where the type has ", expected_children);
+    throw_array(array.n_children, " children (or a NULL one) at nesting level ", level, " where the type has ",
+                expected_children);
   std::int64_t end = 0;
-  if (detail::add_overflows(start, count, end))
+  if (!add(start, count, end))
     throw_array(count, " slots from slot ", start, " overflow int64 at nesting level ", level);
   if (end > array.length)
-    throw_array("slots [", start, ", ", end, ") are used at nesting level ", level,
-                               " but its length is ", array.length);
+    throw_array("slots [", start, ", ", end, ") are used at nesting level ", level, " but its length is ",
+                array.length);
   throw_array("offset ", array.offset, " overflows at nesting level ", level);
 }
 
-/// A level that may hold nulls: counts them among its used slots (out of line: rare).
-[[gnu::noinline]] void count_nulls(const arrow::Array& array, std::size_t level, const Device& device, Level& out,
-                                   Found& found) {
+/// A level that may hold nulls: counts them among its used slots, recording the level where
+/// there are some (out of line: rare).
+[[gnu::noinline]] void count_nulls(const arrow::Array& array, std::size_t level, std::int64_t first,
+                                   std::int64_t count, const Device& device, Found& found) {
   const auto* validity = static_cast<const std::byte*>(array.buffers[0]);
   if (array.null_count > 0 && validity == nullptr)
     throw_array("null_count ", array.null_count, " without a validity bitmap at nesting level ", level);
-  if (validity == nullptr || out.count == 0) return;
+  if (validity == nullptr || count == 0) return;
   if (!device.is_host_accessible())
     throw DeviceError(detail::concat("from_arrow: the array at nesting level ", level, " may hold nulls (null_count ",
                                      array.null_count, ") and its validity bitmap is on ", device,
                                      ", which the host cannot read"));
-  out.nulls = count_zero_bits(validity, out.first, out.count);
-  if (out.nulls > 0) out.validity = validity;
-  found.nulls += out.nulls;
+  const std::int64_t nulls = count_zero_bits(validity, first, count);
+  if (nulls == 0) return;
+  found.null_levels[found.null_level_count++] = {found.outer_levels + level, validity, first, count, nulls};
+  found.nulls += nulls;
 }
 
 struct Walk {
-  const Type& type;
+  Type& type;
   const Device& device;
   Found& found;
 
-  /// Adds a level for `array`, whose used slots start `start` slots after its offset.
-  Level& add_level(const arrow::Array& array, std::size_t level, std::int64_t start, std::int64_t count,
-                   std::int64_t expected_buffers, std::int64_t expected_children) {
-    std::int64_t end = 0, first = 0;
-    if (array.release == nullptr || array.length < 0 || array.offset < 0 || array.null_count < -1 ||
+  /// Checks a level for `array`, whose used slots start `start` slots after its offset, and
+  /// returns the first of them counted from the start of its buffers.
+  std::int64_t add_level(const arrow::Array& array, std::size_t level, std::int64_t start, std::int64_t count,
+                         std::int64_t expected_buffers, std::int64_t expected_children) {
+    std::int64_t first = 0;
+    // start, count and (checked first) length are ≥ 0: length - start cannot overflow.
+    if (array.release == nullptr || (array.length | array.offset) < 0 || array.null_count < -1 ||
         array.n_buffers != expected_buffers || array.buffers == nullptr || array.n_children != expected_children ||
         (expected_children > 0 && (array.children == nullptr || array.children[0] == nullptr)) ||
-        detail::add_overflows(start, count, end) || end > array.length ||
-        detail::add_overflows(start, array.offset, first)) [[unlikely]]
+        count > array.length - start || !add(start, array.offset, first)) [[unlikely]]
       throw_array_level(array, level, start, count, expected_buffers, expected_children);
-    Level& out = found.levels[found.level_count++];
-    out = {nullptr, first, count, 0};
     if (array.null_count != 0) [[unlikely]]
-      count_nulls(array, level, device, out, found);
-    return out;
+      count_nulls(array, level, first, count, device, found);
+    return first;
   }
 
-  /// Walks from `array` (nesting level 0 of the type) down to the leaf.
-  void run(const arrow::Array& root, std::int64_t start, std::int64_t count) {
+  /// Walks `schema` and `array` (nesting level 0 of the type) down to the leaf together,
+  /// reading the type as it goes; the used slots of `array` start `start` slots after its offset.
+  void run(const arrow::Schema& root_schema, const arrow::Array& root, std::int64_t start, std::int64_t count) {
+    found.rows = count;
+    const arrow::Schema* schema = &root_schema;
     const arrow::Array* array = &root;
-    for (std::size_t level = 0; level < type.lists; ++level) {
-      const Level& list = add_level(*array, level, start, count, 1, 1);
-      const std::int64_t size = type.list_size[level];
-      if (!mul_add(list.first, size, 0, start) || !mul_add(count, size, 0, count))
+    for (std::size_t level = 0;; ++level) {
+      const std::int64_t size = read_schema_level(*schema, level, type);
+      if (size < 0) return add_leaf(*array, level, start, count);
+      const std::int64_t first = add_level(*array, level, start, count, 1, 1);
+      if (!mul_add(first, size, 0, start) || !mul_add(count, size, 0, count))
         throw_array("list slots overflow int64 at nesting level ", level + 1);
+      schema = schema->children[0];
       array = array->children[0];
     }
-    const Level& leaf = add_level(*array, type.lists, start, count, 2, 0);
-    found.data = static_cast<const std::byte*>(array->buffers[1]);
-    found.first = leaf.first;
+  }
+
+  /// The primitive array at the bottom, whose elements hold the tensor.
+  void add_leaf(const arrow::Array& array, std::size_t level, std::int64_t start, std::int64_t count) {
+    found.first = add_level(array, level, start, count, 2, 0);
+    found.data = static_cast<const std::byte*>(array.buffers[1]);
     found.count = count;
-    if (found.data == nullptr && count > 0)
-      throw_array("the data buffer is NULL for ", count, " elements");
+    if (found.data == nullptr && count > 0) throw_array("the data buffer is NULL for ", count, " elements");
   }
 };
 
@@ -745,16 +835,12 @@ std::int64_t slot_elements(const Type& type, const Found& found, std::size_t i) 
 // ---- errors of the result -------------------------------------------------------------------
 
 [[noreturn, gnu::cold, gnu::noinline]] void throw_nulls(const Found& found, const Type& type) {
-  for (std::size_t i = 0; i < found.level_count; ++i) {
-    const Level& level = found.levels[i];
-    if (level.nulls == 0) continue;
-    std::int64_t slot = 0;
-    while (bit_set(level.validity, level.first + slot)) ++slot;
-    throw ValueError(detail::concat("from_arrow: the ", type.dtype, " array holds ", found.nulls,
-                                    " nulls (the first at slot ", slot, " of nesting level ", i,
-                                    "); a tensor has no nulls: pass .fill_nulls to copy with a fill value"));
-  }
-  throw ValueError("from_arrow: nulls");  // unreachable: found.nulls > 0 names a level
+  const NullLevel& level = found.null_levels[0];  // found.nulls > 0: there is one
+  std::int64_t slot = 0;
+  while (bit_set(level.validity, level.first + slot)) ++slot;
+  throw ValueError(detail::concat("from_arrow: the ", type.dtype, " array holds ", found.nulls,
+                                  " nulls (the first at slot ", slot, " of nesting level ", level.index,
+                                  "); a tensor has no nulls: pass .fill_nulls to copy with a fill value"));
 }
 
 template <class... Parts>
@@ -775,7 +861,7 @@ template <class... Parts>
 class Geometry {
  public:
   Geometry(Type& type, const Found& found) : type_(type) {
-    const std::int64_t rows = found.levels[0].count;
+    const std::int64_t rows = found.rows;
     type.physical[0] = type.strides[0] = rows;
     // The walk checked count = rows * Π list sizes, so a non-empty array's extents are ≥ 1
     // and their product fits (times itemsize: build checks that); an empty one's do not.
@@ -822,10 +908,9 @@ class Geometry {
   if (found.nulls > 0) {
     std::array<std::byte, 16> fill{};
     detail::store_scalar(*options.fill_nulls, type.dtype, fill.data());
-    for (std::size_t i = 0; i < found.level_count; ++i) {
-      const Level& level = found.levels[i];
-      if (level.nulls == 0) continue;
-      const std::int64_t inner = slot_elements(type, found, i);
+    for (std::size_t i = 0; i < found.null_level_count; ++i) {
+      const NullLevel& level = found.null_levels[i];
+      const std::int64_t inner = slot_elements(type, found, level.index);
       for (std::int64_t slot = 0; slot < level.count; ++slot) {
         if (bit_set(level.validity, level.first + slot)) continue;
         for (std::int64_t e = slot * inner; e < (slot + 1) * inner; ++e)
@@ -876,20 +961,54 @@ AnyTensor build(Type& type, const Found& found, const Device& device, KeepAlive&
 
 // ---- ownership --------------------------------------------------------------------------------
 
+/// The array of either struct.
+inline arrow::Array& array_of(arrow::Array& a) noexcept { return a; }
+inline arrow::Array& array_of(arrow::DeviceArray& a) noexcept { return a.array; }
+
 /// The producer's struct, moved in; its release runs once, when the owner dies.
 template <class Struct>
 struct Held {
   Struct held;
-  explicit Held(Struct* source) noexcept : held(*source) { release_of(*source) = nullptr; }
+  explicit Held(Struct& source) noexcept : held(source) { array_of(source).release = nullptr; }
   Held(const Held&) = delete;
   Held& operator=(const Held&) = delete;
   ~Held() {
     arrow::Array& array = array_of(held);
     if (array.release != nullptr) array.release(&array);
   }
-  static arrow::Array& array_of(arrow::Array& a) noexcept { return a; }
-  static arrow::Array& array_of(arrow::DeviceArray& a) noexcept { return a.array; }
-  static auto& release_of(Struct& s) noexcept { return array_of(s).release; }
+};
+
+/// The caller's struct, which the import takes: a NULL pointer or a released struct is refused.
+template <class Struct>
+Struct& caller_struct(Struct* array) {
+  if (array == nullptr) throw ValueError("from_arrow: the ArrowArray pointer is NULL");
+  if (array_of(*array).release == nullptr)
+    throw ValueError("from_arrow: the ArrowArray is released (its release callback is NULL)");
+  return *array;
+}
+
+/// Moves the caller's struct into a new owner. Always inlined: a call here, and the owner's
+/// return through memory, cost more than its body.
+template <class Struct>
+[[gnu::always_inline]] inline std::shared_ptr<Held<Struct>> take(Struct& array) {
+  // ArrowArray owners share from_dlpack's per-thread block cache (malloc and free cost a
+  // third of an import); the larger device struct takes the ordinary allocator.
+  if constexpr (std::is_same_v<Struct, arrow::Array>)
+    return std::allocate_shared<Held<Struct>>(detail::OwnerBlockAllocator<Held<Struct>>{}, array);
+  else
+    return std::make_shared<Held<Struct>>(array);
+}
+
+/// The import reads the caller's struct where it lies (its fields were just written there:
+/// a copy read back at once would wait for them) and takes it once every check has passed.
+/// Until then, this releases it on every way out.
+template <class Struct>
+struct ReleaseUntilTaken {
+  Struct& array;
+  ~ReleaseUntilTaken() {
+    arrow::Array& base = array_of(array);
+    if (base.release != nullptr) base.release(&base);
+  }
 };
 
 /// Releases a taken schema on every way out of the import.
@@ -900,35 +1019,32 @@ struct SchemaRelease {
   }
 };
 
-/// Always inlined: a call here, and the owner's return through memory, cost more than its body.
-template <class Struct>
-[[gnu::always_inline]] inline std::shared_ptr<Held<Struct>> take(Struct* array) {
-  if (array == nullptr) throw ValueError("from_arrow: the ArrowArray pointer is NULL");
-  if (Held<Struct>::release_of(*array) == nullptr)
-    throw ValueError("from_arrow: the ArrowArray is released (its release callback is NULL)");
-  // ArrowArray owners share from_dlpack's per-thread block cache (malloc and free cost a
-  // third of an import); the larger device struct takes the ordinary allocator.
-  if constexpr (std::is_same_v<Struct, arrow::Array>)
-    return std::allocate_shared<Held<Struct>>(detail::OwnerBlockAllocator<Held<Struct>>{}, array);
-  else
-    return std::make_shared<Held<Struct>>(array);
-}
-
 const arrow::Schema& schema_ref(const arrow::Schema* schema) {
   if (schema == nullptr) throw ValueError("from_arrow: the ArrowSchema pointer is NULL");
   return *schema;
 }
 
-// Flattened, as view_from_dlpack: the type, the walk, the checks and the view's construction
-// in one body (copies, nulls and the JSON parser stay out of line). The device comes by
-// reference, from memory written long before: a Device held in registers across the calls
-// in between is spilled as two narrow stores and reloaded as one wide load, which stalls.
-[[gnu::flatten]] AnyTensor import_array(const arrow::Array& array, const arrow::Schema& schema, const Device& device,
-                                        KeepAlive&& owner, const FromArrowOptions& options) {
-  Type type = parse_type(schema);
+/// A NULL schema pointer: the array is released (as on every error) and the error thrown.
+template <class Struct>
+[[noreturn]] void refuse_null_schema(Struct* array) {
+  const ReleaseUntilTaken<Struct> release{caller_struct(array)};
+  throw ValueError("from_arrow: the ArrowSchema pointer is NULL");
+}
+
+// The import's body, inlined into the flattened callers below (as view_from_dlpack is
+// flattened): the type, the walk, the checks, the owner and the view's construction in one
+// body (copies, nulls and the JSON parser stay out of line). The device comes by reference,
+// from memory written long before: a Device held in registers across the calls in between
+// is spilled as two narrow stores and reloaded as one wide load, which stalls. The caller
+// keeps a ReleaseUntilTaken on `source`.
+template <class Struct>
+AnyTensor import_array(Struct& source, const arrow::Schema& schema, const Device& device,
+                       const FromArrowOptions& options) {
+  Type type;
   Found found;
-  Walk{type, device, found}.run(array, 0, array.length);
-  return build(type, found, device, std::move(owner), options);
+  const arrow::Array& array = array_of(source);
+  Walk{type, device, found}.run(schema, array, 0, array.length);
+  return build(type, found, device, KeepAlive(take(source)), options);
 }
 
 Device device_of(const arrow::DeviceArray& array) {
@@ -967,42 +1083,43 @@ void wait_for(const arrow::DeviceArray& array, Device device) {
 #endif
 }
 
-AnyTensor import_device(std::shared_ptr<Held<arrow::DeviceArray>> held, const arrow::Schema& schema,
-                        const FromArrowOptions& options) {
-  const Device device = device_of(held->held);
-  wait_for(held->held, device);
-  const arrow::Array& data = held->held.array;
-  return import_array(data, schema, device, KeepAlive(std::move(held)), options);
+[[gnu::flatten]] AnyTensor import_device(arrow::DeviceArray& array, const arrow::Schema& schema,
+                                         const FromArrowOptions& options) {
+  const ReleaseUntilTaken<arrow::DeviceArray> release{array};
+  const Device device = device_of(array);
+  wait_for(array, device);
+  return import_array(array, schema, device, options);
 }
 
 }  // namespace
 
-AnyTensor from_arrow(arrow::Array* array, const arrow::Schema& schema, FromArrowOptions options) {
-  auto held = take(array);
-  const arrow::Array& data = held->held;
-  return import_array(data, schema, cpu, KeepAlive(std::move(held)), options);
+// The host import, flattened: the other host form comes through here too.
+[[gnu::flatten]] AnyTensor from_arrow(arrow::Array* array, const arrow::Schema& schema,
+                                      const FromArrowOptions& options) {
+  const ReleaseUntilTaken<arrow::Array> release{caller_struct(array)};
+  return import_array(*array, schema, cpu, options);
 }
 
-AnyTensor from_arrow(arrow::Array* array, arrow::Schema* schema, FromArrowOptions options) {
+AnyTensor from_arrow(arrow::Array* array, arrow::Schema* schema, const FromArrowOptions& options) {
+  const SchemaRelease release{schema};
+  if (schema == nullptr) refuse_null_schema(array);
+  return from_arrow(array, *schema, options);
+}
+
+AnyTensor from_arrow(arrow::DeviceArray* array, const arrow::Schema& schema, const FromArrowOptions& options) {
+  return import_device(caller_struct(array), schema, options);
+}
+
+AnyTensor from_arrow(arrow::DeviceArray* array, arrow::Schema* schema, const FromArrowOptions& options) {
+  const SchemaRelease release{schema};
+  if (schema == nullptr) refuse_null_schema(array);
+  return import_device(caller_struct(array), *schema, options);
+}
+
+RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* schema,
+                                           const FromArrowOptions& options) {
   SchemaRelease release{schema};
-  auto held = take(array);
-  const arrow::Array& data = held->held;
-  return import_array(data, schema_ref(schema), cpu, KeepAlive(std::move(held)), options);
-}
-
-AnyTensor from_arrow(arrow::DeviceArray* array, const arrow::Schema& schema, FromArrowOptions options) {
-  return import_device(take(array), schema, options);
-}
-
-AnyTensor from_arrow(arrow::DeviceArray* array, arrow::Schema* schema, FromArrowOptions options) {
-  SchemaRelease release{schema};
-  auto held = take(array);  // taken before the schema is read: an error releases both
-  return import_device(std::move(held), schema_ref(schema), options);
-}
-
-RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* schema, FromArrowOptions options) {
-  SchemaRelease release{schema};
-  auto held = take(array);
+  auto held = take(caller_struct(array));
   const arrow::Schema& batch = schema_ref(schema);
   const arrow::Array& data = held->held;
   const KeepAlive owner(std::move(held));
@@ -1020,15 +1137,15 @@ RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* s
     if (std::find(result.names.begin(), result.names.end(), name) != result.names.end())
       throw ValueError(detail::concat("from_arrow_record_batch: column name \"", name,
                                       "\" appears twice; a record batch's columns need distinct names here"));
-    Type type = parse_type(*field);
+    Type type;
     Found found;
-    found.outer_levels = 1;
     Walk walk{type, cpu, found};
     // The struct's own slots (its validity: a null row is null in every column), then the
     // column, whose slot for row i is the struct's offset + i.
     walk.add_level(data, 0, 0, data.length, 1, batch.n_children);
+    found.outer_levels = 1;
     if (data.children[c] == nullptr) throw_array("the struct's child ", c, " is NULL");
-    walk.run(*data.children[c], data.offset, data.length);
+    walk.run(*field, *data.children[c], data.offset, data.length);
     result.columns.push_back(build(type, found, cpu, KeepAlive(owner), options));
     result.names.push_back(std::move(name));
   }

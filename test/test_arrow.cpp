@@ -294,6 +294,86 @@ BOOST_AUTO_TEST_CASE(fixed_shape_tensor_json_is_strict) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(compact_json_the_fast_reader_declines_is_read_by_the_strict_one) {
+  // Compact texts that are valid JSON but not what the compact reader accepts: too many
+  // entries, a wrong permutation, 19 digits, a product past int64. The strict reader reads
+  // each from the start and names the numbers.
+  const std::vector<float> values = iota_floats(12);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"shape":[2,3],"permutation":[1,0,2]})", "\"permutation\" has 3 entries for 2 dimensions"},
+      {R"({"shape":[2,3],"permutation":[2,0]})", "is not a permutation of 0…1"},
+      {R"({"shape":[1000000000000000000]})", "the shape has 1000000000000000000 elements but the storage list size is 6"},
+      {R"({"shape":[100000000000,100000000000]})", "the shape's product overflows int64"},
+      {R"({"shape":[2,3],"permutation":[1,0]} )", ""},  // accepted: the strict reader skips the space
+  };
+  for (const auto& [json, message] : cases) {
+    Producer p;
+    auto [array, schema] = tensor_array(p, values, 6, json);
+    BOOST_TEST_CONTEXT(json) {
+      if (message.empty()) {
+        BOOST_TEST(zt::from_arrow(array, schema).strides() == (zt::DynamicExtents{6, 1, 3}));
+      } else {
+        BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(array, schema)), zt::ValueError,
+                              with_message<zt::ValueError>(message));
+      }
+    }
+    BOOST_TEST(p.array_releases == 1);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(list_sizes_past_18_digits_are_read_with_checks) {
+  const std::vector<float> values = iota_floats(12);
+  const auto import = [&](const std::string& format) {
+    Producer p;
+    ar::Array* leaf = p.array(12, {nullptr, values.data()});
+    return zt::from_arrow(p.array(2, {nullptr}, {leaf}), p.schema(format, {p.schema("f")})).shape();
+  };
+  BOOST_TEST(import("+w:0000000000000000000006") == (zt::DynamicExtents{2, 6}));
+  BOOST_CHECK_EXCEPTION(static_cast<void>(import("+w:9223372036854775808")), zt::ValueError,
+                        with_message<zt::ValueError>("does not end in a list size that fits int64"));
+  BOOST_CHECK_EXCEPTION(static_cast<void>(import("+w:9223372036854775807")), zt::ValueError,
+                        with_message<zt::ValueError>("list slots overflow int64 at nesting level 1"));
+}
+
+BOOST_AUTO_TEST_CASE(extension_metadata_in_any_layout_reads_the_same) {
+  // Arrow C++'s layout (the name, then the parameters, alone) is matched at fixed offsets;
+  // every other layout is scanned pair by pair, with the same result: the last name counts.
+  const std::vector<float> values = iota_floats(12);
+  using Pairs = std::vector<std::pair<std::string, std::string>>;
+  const std::pair<std::string, std::string> name = {"ARROW:extension:name", "arrow.fixed_shape_tensor"};
+  const std::pair<std::string, std::string> parameters = {"ARROW:extension:metadata", R"({"shape":[2,3]})"};
+  const auto import = [&](const std::string& bytes) {
+    Producer p;
+    ar::Array* leaf = p.array(12, {nullptr, values.data()});
+    return zt::from_arrow(p.array(2, {nullptr}, {leaf}), p.schema("+w:6", {p.schema("f")}, bytes)).shape();
+  };
+  const std::vector<Pairs> tensors = {
+      {name, parameters},
+      {parameters, name},
+      {{"a", "b"}, name, parameters},
+      {name, parameters, {"ARROW:extension:nbme", "x"}},
+      {name, {"k", ""}, parameters},
+  };
+  for (const Pairs& pairs : tensors) BOOST_TEST(import(metadata(pairs)) == (zt::DynamicExtents{2, 2, 3}));
+  // Not the extension (a name off by one byte, or renamed later): the storage, as it is.
+  const std::vector<Pairs> storages = {
+      {{"ARROW:extension:nbme", name.second}, parameters},
+      {{name.first, "arrow.fixed_shape_tensoR"}, parameters},
+      {{name.first, "arrow.fixed_shape_tensor_"}, parameters},
+      {name, parameters, {name.first, "arrow.uuid"}},
+  };
+  for (const Pairs& pairs : storages) BOOST_TEST(import(metadata(pairs)) == (zt::DynamicExtents{2, 6}));
+  // The extension without its parameters' key spelled right: no JSON to read.
+  BOOST_CHECK_EXCEPTION(static_cast<void>(import(metadata({name, {"ARROW:extension:metadatA", "{}"}}))),
+                        zt::ValueError, with_message<zt::ValueError>("expected '{' at byte 0"));
+  // Arrow C++'s layout with a negative JSON length: refused, naming it.
+  std::string negative = metadata({name, {parameters.first, ""}});
+  const std::int32_t minus_one = -1;
+  std::memcpy(negative.data() + negative.size() - 4, &minus_one, 4);
+  BOOST_CHECK_EXCEPTION(static_cast<void>(import(negative)), zt::ValueError,
+                        with_message<zt::ValueError>("metadata value length is -1"));
+}
+
 BOOST_AUTO_TEST_CASE(nulls_are_refused_or_filled_in_a_copy) {
   const std::vector<std::int64_t> values = {10, 20, 30, 40, 50};
   const std::uint8_t validity = 0b11101;  // slot 1 is null
@@ -447,6 +527,35 @@ BOOST_AUTO_TEST_CASE(malformed_structs_are_value_errors) {
     Producer p;
     BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(p.primitive(values), p.schema("+w:x", {p.schema("f")}))),
                           zt::ValueError, with_message<zt::ValueError>("does not end in a list size"));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(every_refusal_releases_the_array_once) {
+  const std::vector<float> values = iota_floats(4);
+  {
+    Producer p;
+    ar::Array* array = p.primitive(values);
+    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(array, static_cast<ar::Schema*>(nullptr))),
+                          zt::ValueError, with_message<zt::ValueError>("the ArrowSchema pointer is NULL"));
+    BOOST_TEST(p.array_releases == 1);
+    BOOST_TEST(array->release == nullptr);
+  }
+  {
+    Producer p;
+    ar::DeviceArray d{*p.primitive(values), 0, ar::device_cpu, nullptr, {}};
+    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(&d, static_cast<ar::Schema*>(nullptr))),
+                          zt::ValueError, with_message<zt::ValueError>("the ArrowSchema pointer is NULL"));
+    BOOST_TEST(p.array_releases == 1);
+    BOOST_TEST(d.array.release == nullptr);
+  }
+  {
+    // Refused while the import reads the caller's struct, before taking it.
+    Producer p;
+    ar::Array* array = p.primitive(values);
+    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(array, p.schema("u"))), zt::TypeError,
+                          with_message<zt::TypeError>("a string is variable-size"));
+    BOOST_TEST(p.array_releases == 1);
+    BOOST_TEST(array->release == nullptr);
   }
 }
 

@@ -53,17 +53,19 @@ struct FromArrowOptions {
 };
 
 /// Takes `array` and `schema` (see above) and returns the tensor.
-[[nodiscard]] AnyTensor from_arrow(arrow::Array* array, arrow::Schema* schema, FromArrowOptions options = {});
+[[nodiscard]] AnyTensor from_arrow(arrow::Array* array, arrow::Schema* schema, const FromArrowOptions& options = {});
 /// Takes `array`, borrows `schema`.
-[[nodiscard]] AnyTensor from_arrow(arrow::Array* array, const arrow::Schema& schema, FromArrowOptions options = {});
+[[nodiscard]] AnyTensor from_arrow(arrow::Array* array, const arrow::Schema& schema,
+                                   const FromArrowOptions& options = {});
 
 /// The device form: CPU, CUDA (a view the host cannot touch), CUDA host and CUDA managed
 /// memory give tensors on that device. A `sync_event` is waited for (cudaEventSynchronize)
 /// before returning; it needs the CUDA build (DeviceError otherwise). Nulls and copies
 /// need memory the host can read (DeviceError for CUDA device memory).
-[[nodiscard]] AnyTensor from_arrow(arrow::DeviceArray* array, arrow::Schema* schema, FromArrowOptions options = {});
+[[nodiscard]] AnyTensor from_arrow(arrow::DeviceArray* array, arrow::Schema* schema,
+                                   const FromArrowOptions& options = {});
 [[nodiscard]] AnyTensor from_arrow(arrow::DeviceArray* array, const arrow::Schema& schema,
-                                   FromArrowOptions options = {});
+                                   const FromArrowOptions& options = {});
 
 /// A record batch's columns, in schema order, each a tensor.
 struct RecordBatchTensors {
@@ -82,6 +84,6 @@ struct RecordBatchTensors {
 /// runs when the last column view dies. Takes both structs. Duplicate column names are a
 /// ValueError; a null struct slot is a null in every column.
 [[nodiscard]] RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* schema,
-                                                         FromArrowOptions options = {});
+                                                         const FromArrowOptions& options = {});
 
 }  // namespace zt
