@@ -138,10 +138,13 @@ std::int32_t int32_at(const char* at) {
   return value;
 }
 
-/// Whether the bytes at `at` are `literal`'s.
+/// Whether the key or value at `at` (its int32 length, then its bytes) is `literal`; `at`
+/// moves past it as `literal` would fill it.
 template <std::size_t N>
-bool bytes_equal(const char* at, const char (&literal)[N]) {
-  return std::memcmp(at, literal, N - 1) == 0;
+bool part_is(const char*& at, const char (&literal)[N]) {
+  const bool same = int32_at(at) == std::int32_t(N - 1) && std::memcmp(at + 4, literal, N - 1) == 0;
+  at += 4 + (N - 1);
+  return same;
 }
 
 /// Reads the binary key/value list: int32 count, then int32 length + bytes per key and value.
@@ -174,16 +177,13 @@ Extension scan_extension(const char* metadata) {
 /// fixed offset, checked in order without waiting on a length read (the scan's chain of
 /// reads); true, with the JSON, when every part matches.
 bool read_tensor_metadata(const char* metadata, std::string_view& parameters) {
-  constexpr std::size_t name_key = 8, name = name_key + 20 + 4, parameters_key = name + 24 + 4,
-                        json = parameters_key + 24 + 4;
-  if (int32_at(metadata) != 2 || int32_at(metadata + name_key - 4) != 20 ||
-      !bytes_equal(metadata + name_key, "ARROW:extension:name") || int32_at(metadata + name - 4) != 24 ||
-      !bytes_equal(metadata + name, "arrow.fixed_shape_tensor") || int32_at(metadata + parameters_key - 4) != 24 ||
-      !bytes_equal(metadata + parameters_key, "ARROW:extension:metadata"))
+  const char* at = metadata + 4;
+  if (int32_at(metadata) != 2 || !part_is(at, "ARROW:extension:name") || !part_is(at, "arrow.fixed_shape_tensor") ||
+      !part_is(at, "ARROW:extension:metadata"))
     return false;
-  const std::int32_t json_length = int32_at(metadata + json - 4);
+  const std::int32_t json_length = int32_at(at);
   if (json_length < 0) return false;  // the scan reports it
-  parameters = {metadata + json, std::size_t(json_length)};
+  parameters = {at + 4, std::size_t(json_length)};
   return true;
 }
 
