@@ -302,7 +302,8 @@ BOOST_AUTO_TEST_CASE(compact_json_the_fast_reader_declines_is_read_by_the_strict
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"({"shape":[2,3],"permutation":[1,0,2]})", "\"permutation\" has 3 entries for 2 dimensions"},
       {R"({"shape":[2,3],"permutation":[2,0]})", "is not a permutation of 0…1"},
-      {R"({"shape":[1000000000000000000]})", "the shape has 1000000000000000000 elements but the storage list size is 6"},
+      {R"({"shape":[1000000000000000000]})",
+       "the shape has 1000000000000000000 elements but the storage list size is 6"},
       {R"({"shape":[100000000000,100000000000]})", "the shape's product overflows int64"},
       {R"({"shape":[2,3],"permutation":[1,0]} )", ""},  // accepted: the strict reader skips the space
   };
