@@ -30,23 +30,10 @@ namespace {
 
 // ---- checked arithmetic on foreign numbers ----------------------------------------------------
 
-// Every caller passes terms it has checked to be ≥ 0, which makes both checks a compare or
-// two (they run ~10 times an import): a sum of two such terms cannot wrap 64 unsigned bits,
-// and factors below 2^31 cannot overflow.
-
-/// a + b, or false when it leaves int64.
-inline bool add(std::int64_t a, std::int64_t b, std::int64_t& out) {
-  const std::uint64_t sum = std::uint64_t(a) + std::uint64_t(b);
-  out = std::int64_t(sum);
-  return sum <= std::uint64_t(INT64_MAX);
-}
-
-/// a * b + c, or false when it leaves int64.
+/// a * b + c, or false when it leaves int64: the project's one checked arithmetic.
 inline bool mul_add(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t& out) {
-  const auto ua = std::uint64_t(a), ub = std::uint64_t(b);
-  if ((ua | ub) >> 31 != 0 && ub != 0 && ua > std::uint64_t(INT64_MAX) / ub) [[unlikely]]
-    return false;
-  return add(std::int64_t(ua * ub), c, out);
+  std::int64_t product = 0;
+  return !detail::mul_overflows(a, b, product) && !detail::add_overflows(product, c, out);
 }
 
 /// Up to this value, value * 10 + 9 fits int64: decimal digits need no check until then.
@@ -748,7 +735,7 @@ struct Found {
     throw_array(array.n_children, " children (or a NULL one) at nesting level ", level, " where the type has ",
                 expected_children);
   std::int64_t end = 0;
-  if (!add(start, count, end))
+  if (detail::add_overflows(start, count, end))
     throw_array(count, " slots from slot ", start, " overflow int64 at nesting level ", level);
   if (end > array.length)
     throw_array("slots [", start, ", ", end, ") are used at nesting level ", level, " but its length is ",
@@ -788,7 +775,7 @@ struct Walk {
     if (array.release == nullptr || (array.length | array.offset) < 0 || array.null_count < -1 ||
         array.n_buffers != expected_buffers || array.buffers == nullptr || array.n_children != expected_children ||
         (expected_children > 0 && (array.children == nullptr || array.children[0] == nullptr)) ||
-        count > array.length - start || !add(start, array.offset, first)) [[unlikely]]
+        count > array.length - start || detail::add_overflows(start, array.offset, first)) [[unlikely]]
       throw_array_level(array, level, start, count, expected_buffers, expected_children);
     if (array.null_count != 0) [[unlikely]]
       count_nulls(array, level, first, count, device, found);
