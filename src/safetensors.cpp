@@ -5,16 +5,15 @@
 #include <bit>
 #include <cstdint>
 #include <limits>
-#include <set>
 #include <tuple>
 #include <vector>
 
 #include <boost/endian/conversion.hpp>
-#include <nlohmann/json.hpp>
 
 #include "dtype_formats.hpp"
 #include "file_io.hpp"
 #include "file_tensor.hpp"
+#include "json.hpp"
 #include "zerotensor/mapped_file.hpp"
 #include "zerotensor/empty.hpp"
 
@@ -22,38 +21,13 @@ namespace zt {
 namespace {
 
 using detail::concat;
-using Json = nlohmann::json;
+using detail::Json;
+using detail::json_prefix;
 
 constexpr std::size_t length_field = 8;           // little-endian uint64 header length
 constexpr std::uint64_t max_header_length = 100'000'000;  // the reference implementation's limit
 constexpr std::size_t header_alignment = 8;       // save pads the header so the data area starts aligned
 constexpr std::string_view metadata_key = "__metadata__";
-
-/// How deep a header's containers may nest: the header object (depth 0) holds tensor
-/// objects and "__metadata__" (depth 1), which hold shape and offset arrays (depth 2).
-constexpr int max_container_depth = 2;
-
-/// A bad value as at most about `limit` characters of JSON: messages name what was found
-/// without printing a whole, possibly huge, value.
-std::string json_prefix(const Json& value, std::size_t limit = 48) {
-  std::string text;
-  if (value.is_string()) {
-    text = Json(value.get_ref<const std::string&>().substr(0, limit)).dump();
-  } else if (!value.is_structured()) {
-    text = value.dump();
-  } else {
-    const bool array = value.is_array();
-    text = array ? "[" : "{";
-    for (auto item = value.begin(); item != value.end() && text.size() <= limit; ++item) {
-      if (item != value.begin()) text += ',';
-      if (!array) text += Json(item.key()).dump() + ':';
-      text += json_prefix(*item, limit);
-    }
-    text += array ? ']' : '}';
-  }
-  if (text.size() > limit) text.replace(limit, std::string::npos, "…");
-  return text;
-}
 
 /// One tensor entry of the header, validated against the data area.
 struct Entry {
@@ -176,27 +150,10 @@ std::uint64_t read_header_length(std::span<const std::byte> file, std::string_vi
   return length;
 }
 
-/// The header as JSON, refusing containers nested deeper than a header's and a tensor
-/// name given twice (JSON would keep only the last), both while parsing.
+/// The header as JSON: an object of tensor objects (level 2) holding arrays (level 3).
 Json parse_header(std::span<const std::byte> text, std::string_view description) {
-  std::set<std::string, std::less<>> names;
-  const auto check = [&](int depth, Json::parse_event_t event, Json& parsed) {
-    const bool opens = event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start;
-    if (opens && depth > max_container_depth)
-      throw ValueError(concat(description, ": the header nests JSON deeper than ", max_container_depth + 1,
-                              " levels; a safetensors header is an object of tensor objects holding arrays of "
-                              "integers"));
-    if (event == Json::parse_event_t::key && depth == 1 && !names.insert(parsed.get<std::string>()).second)
-      throw ValueError(concat(description, ": the header names '", parsed.get_ref<const std::string&>(), "' twice"));
-    return true;
-  };
-  const auto* begin = reinterpret_cast<const char*>(text.data());
-  Json header;
-  try {
-    header = Json::parse(begin, begin + text.size(), check);
-  } catch (const Json::exception& e) {
-    throw ValueError(concat(description, ": the header is not valid JSON: ", e.what()));
-  }
+  const Json header = detail::read_json({reinterpret_cast<const char*>(text.data()), text.size()}, 3,
+                                        concat(description, ": the header"));
   if (!header.is_object())
     throw ValueError(concat(description, ": the header must be a JSON object; found ", header.type_name()));
   return header;
