@@ -1,10 +1,13 @@
 // The one JSON reader of foreign input (.safetensors headers, Arrow extension metadata):
-// nlohmann-json's parser, with the limits checked while it reads.
+// nlohmann-json's SAX parser, with the limits checked while it reads.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -12,11 +15,126 @@ namespace zt::detail {
 
 using Json = nlohmann::json;
 
-/// Reads `text` as exactly one JSON value (RFC 8259: UTF-8, no comments, nothing after the
-/// value), refusing while it reads containers nested deeper than `max_depth` levels (the
-/// outermost container is level 1) and an object that names a key twice (JSON would keep
-/// only the last). Errors are ValueErrors that begin with `what`, e.g.
+[[noreturn]] void throw_json_too_deep(std::string_view what, int max_depth);
+[[noreturn]] void throw_json_key_twice(std::string_view what, std::string_view key);
+[[noreturn]] void throw_json_invalid(std::string_view what, const nlohmann::detail::exception& error);
+
+/// Builds one document from SAX events (a consumer of read_json_events).
+class JsonBuilder {
+ public:
+  bool null() { return add(nullptr); }
+  bool boolean(bool value) { return add(value); }
+  bool number_integer(Json::number_integer_t value) { return add(value); }
+  bool number_unsigned(Json::number_unsigned_t value) { return add(value); }
+  bool number_float(Json::number_float_t value, const Json::string_t&) { return add(value); }
+  bool string(Json::string_t& value) { return add(std::move(value)); }
+  bool binary(Json::binary_t& value) { return add(std::move(value)); }
+  bool start_object(std::size_t) { return open(Json::object()); }
+  bool start_array(std::size_t) { return open(Json::array()); }
+  bool key(Json::string_t& name) {
+    key_ = std::move(name);
+    return true;
+  }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+
+  /// True once a whole value has been read.
+  bool complete() const { return open_.empty() && started_; }
+  /// The value read; the builder starts over.
+  Json take() {
+    started_ = false;
+    return std::move(root_);
+  }
+
+ private:
+  Json* place(Json&& value);
+  bool add(Json&& value) {
+    place(std::move(value));
+    return true;
+  }
+  bool open(Json&& container) {
+    open_.push_back(place(std::move(container)));
+    return true;
+  }
+  bool close() {
+    open_.pop_back();
+    return true;
+  }
+
+  Json root_;
+  bool started_ = false;
+  std::vector<Json*> open_;  // the containers being read, outermost first
+  std::string key_;          // the key of the object member read next
+};
+
+/// nlohmann-json's SAX events, passed on to `Consumer` (the same interface) only after the
+/// reader's checks: containers nested at most `max_depth` levels (the outermost container
+/// is level 1), no object that names a key twice (JSON would keep only the last), and
+/// nlohmann-json's own: RFC 8259, UTF-8, no comments, nothing after the value.
+template <class Consumer>
+class CheckedJsonEvents {
+ public:
+  CheckedJsonEvents(Consumer& consumer, int max_depth, std::string_view what)
+      : consumer_(consumer), max_depth_(max_depth), what_(what) {}
+
+  bool null() { return consumer_.null(); }
+  bool boolean(bool value) { return consumer_.boolean(value); }
+  bool number_integer(Json::number_integer_t value) { return consumer_.number_integer(value); }
+  bool number_unsigned(Json::number_unsigned_t value) { return consumer_.number_unsigned(value); }
+  bool number_float(Json::number_float_t value, const Json::string_t& text) {
+    return consumer_.number_float(value, text);
+  }
+  bool string(Json::string_t& value) { return consumer_.string(value); }
+  bool binary(Json::binary_t& value) { return consumer_.binary(value); }
+  bool start_object(std::size_t size) {
+    open();
+    if (keys_.size() < depth_) keys_.resize(depth_);
+    keys_[depth_ - 1].clear();
+    return consumer_.start_object(size);
+  }
+  bool start_array(std::size_t size) {
+    open();
+    return consumer_.start_array(size);
+  }
+  bool key(Json::string_t& name) {
+    if (!keys_[depth_ - 1].insert(name).second) throw_json_key_twice(what_, name);
+    return consumer_.key(name);
+  }
+  bool end_object() {
+    --depth_;
+    return consumer_.end_object();
+  }
+  bool end_array() {
+    --depth_;
+    return consumer_.end_array();
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& error) {
+    throw_json_invalid(what_, error);
+  }
+
+ private:
+  void open() {
+    if (int(depth_) == max_depth_) throw_json_too_deep(what_, max_depth_);
+    ++depth_;
+  }
+
+  Consumer& consumer_;
+  int max_depth_;
+  std::string_view what_;
+  std::size_t depth_ = 0;
+  std::vector<std::unordered_set<std::string>> keys_;  // the keys of each open object, by depth
+};
+
+/// Reads `text` as exactly one JSON value, handing its events to `consumer` after the
+/// checks of CheckedJsonEvents. Errors are ValueErrors that begin with `what`, e.g.
 /// "load_safetensors: <a.safetensors>: the header names 'w' twice".
+template <class Consumer>
+void read_json_events(std::string_view text, int max_depth, std::string_view what, Consumer& consumer) {
+  CheckedJsonEvents<Consumer> events(consumer, max_depth, what);
+  Json::sax_parse(text.begin(), text.end(), &events);
+}
+
+/// Reads `text` as exactly one JSON value, checked as read_json_events checks it.
 Json read_json(std::string_view text, int max_depth, std::string_view what);
 
 /// A value as at most about `limit` characters of JSON: messages name what was found

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -23,11 +24,17 @@ namespace {
 using detail::concat;
 using detail::Json;
 using detail::json_prefix;
+using detail::JsonBuilder;
 
 constexpr std::size_t length_field = 8;           // little-endian uint64 header length
 constexpr std::uint64_t max_header_length = 100'000'000;  // the reference implementation's limit
 constexpr std::size_t header_alignment = 8;       // save pads the header so the data area starts aligned
 constexpr std::string_view metadata_key = "__metadata__";
+
+/// The fields of one tensor object of the header, as read.
+struct EntryFields {
+  std::optional<Json> dtype, shape, data_offsets;
+};
 
 /// One tensor entry of the header, validated against the data area.
 struct Entry {
@@ -57,26 +64,25 @@ class HeaderReader {
     return result;
   }
 
-  Entry entry(const std::string& name, const Json& value) const {
-    const std::string where = concat("tensor '", name, "'");
-    if (!value.is_object()) fail(concat(where, " must be an object; found ", value.type_name()));
-    Entry entry{name, dtype(where, field(where, value, "dtype")), shape(where, field(where, value, "shape")), {}, 0, 0};
-    const Json& offsets = field(where, value, "data_offsets");
+  Entry entry(const std::string& name, const EntryFields& fields) const {
+    const std::string context = description_ + ": tensor '" + name + "'";  // once per tensor: no stream
+    const auto fail = [&](const auto&... what) { throw ValueError(concat(context, what...)); };
+    Entry entry{name, dtype(fail, field(fail, fields.dtype, "dtype")), shape(fail, field(fail, fields.shape, "shape")),
+                {}, 0, 0};
+    const Json& offsets = field(fail, fields.data_offsets, "data_offsets");
     if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
         !offsets[1].is_number_unsigned())
-      fail(concat(where, ": data_offsets must be two non-negative integers; found ", json_prefix(offsets)));
+      fail(": data_offsets must be two non-negative integers; found ", json_prefix(offsets));
     entry.begin = offsets[0].get<std::uint64_t>();
     entry.end = offsets[1].get<std::uint64_t>();
     if (entry.begin > entry.end || entry.end > data_size_)
-      fail(concat(where, ": data_offsets [", entry.begin, ", ", entry.end, "] lie outside the data area of ",
-                  data_size_, " bytes"));
-    const std::string context = concat(description_, ": ", where);
+      fail(": data_offsets [", entry.begin, ", ", entry.end, "] lie outside the data area of ", data_size_, " bytes");
     const index_t count = checked_numel(entry.shape, itemsize(entry.dtype), context);
     entry.strides = detail::contiguous_strides(entry.shape);
     const std::uint64_t expected = std::uint64_t(count) * itemsize(entry.dtype);
     if (entry.end - entry.begin != expected)
-      fail(concat(where, ": data_offsets [", entry.begin, ", ", entry.end, "] hold ", entry.end - entry.begin,
-                  " bytes but shape ", detail::shape_string(entry.shape), " of ", entry.dtype, " needs ", expected));
+      fail(": data_offsets [", entry.begin, ", ", entry.end, "] hold ", entry.end - entry.begin, " bytes but shape ",
+           detail::shape_string(entry.shape), " of ", entry.dtype, " needs ", expected);
     return entry;
   }
 
@@ -104,28 +110,29 @@ class HeaderReader {
   }
 
  private:
-  const Json& field(const std::string& where, const Json& object, const char* key) const {
-    const auto found = object.find(key);
-    if (found == object.end()) fail(concat(where, " has no \"", key, "\""));
-    return *found;
+  template <class Fail>
+  static const Json& field(const Fail& fail, const std::optional<Json>& value, const char* key) {
+    if (!value) fail(" has no \"", key, "\"");
+    return *value;
   }
 
-  DType dtype(const std::string& where, const Json& value) const {
-    if (!value.is_string()) fail(concat(where, ": dtype must be a string; found ", json_prefix(value)));
-    const auto text = value.get<std::string>();
+  template <class Fail>
+  static DType dtype(const Fail& fail, const Json& value) {
+    if (!value.is_string()) fail(": dtype must be a string; found ", json_prefix(value));
+    const auto& text = value.get_ref<const std::string&>();
     const std::optional<DType> found = detail::dtype_named<&detail::DTypeFormats::safetensors>(text);
-    if (!found) fail(concat(where, ": unsupported dtype '", text.substr(0, 48), text.size() > 48 ? "…'" : "'"));
+    if (!found) fail(": unsupported dtype '", text.substr(0, 48), text.size() > 48 ? "…'" : "'");
     return *found;
   }
 
-  DynamicExtents shape(const std::string& where, const Json& value) const {
-    if (!value.is_array()) fail(concat(where, ": shape must be an array; found ", json_prefix(value)));
+  template <class Fail>
+  static DynamicExtents shape(const Fail& fail, const Json& value) {
+    if (!value.is_array()) fail(": shape must be an array; found ", json_prefix(value));
     DynamicExtents extents(value.size(), 0);
     for (std::size_t d = 0; d < value.size(); ++d) {
       if (!value[d].is_number_unsigned() ||
           value[d].get<std::uint64_t>() > std::uint64_t(std::numeric_limits<index_t>::max()))
-        fail(concat(where, ": dimension ", d, " of shape ", json_prefix(value),
-                    " is not a non-negative 64-bit integer"));
+        fail(": dimension ", d, " of shape ", json_prefix(value), " is not a non-negative 64-bit integer");
       extents[d] = index_t(value[d].get<std::uint64_t>());
     }
     return extents;
@@ -133,6 +140,92 @@ class HeaderReader {
 
   std::string description_;
   std::uint64_t data_size_;
+};
+
+/// The header's JSON events, read into entries as they come: the header is an object of
+/// tensor objects (level 2) whose field values (level 2 and 3) and "__metadata__" are read
+/// as small documents, so that no large document is ever built.
+class HeaderEvents {
+ public:
+  HeaderEvents(const HeaderReader& reader, std::vector<Entry>& entries, SafetensorsFile& file)
+      : reader_(reader), entries_(entries), file_(file) {}
+
+  bool null() { return value("null", [](JsonBuilder& b) { return b.null(); }); }
+  bool boolean(bool v) { return value("boolean", [v](JsonBuilder& b) { return b.boolean(v); }); }
+  bool number_integer(Json::number_integer_t v) {
+    return value("number", [v](JsonBuilder& b) { return b.number_integer(v); });
+  }
+  bool number_unsigned(Json::number_unsigned_t v) {
+    return value("number", [v](JsonBuilder& b) { return b.number_unsigned(v); });
+  }
+  bool number_float(Json::number_float_t v, const Json::string_t& text) {
+    return value("number", [&](JsonBuilder& b) { return b.number_float(v, text); });
+  }
+  bool string(Json::string_t& v) { return value("string", [&](JsonBuilder& b) { return b.string(v); }); }
+  bool binary(Json::binary_t& v) { return value("binary", [&](JsonBuilder& b) { return b.binary(v); }); }
+  bool start_array(std::size_t n) { return value("array", [n](JsonBuilder& b) { return b.start_array(n); }); }
+  bool start_object(std::size_t n) {
+    if (capturing_ || (level_ == 1 && name_ == metadata_key) || level_ == 2)
+      return value("object", [n](JsonBuilder& b) { return b.start_object(n); });
+    if (level_ == 1) fields_ = {};
+    ++level_;
+    return true;
+  }
+  bool key(Json::string_t& name) {
+    if (capturing_) return builder_.key(name);
+    (level_ == 1 ? name_ : field_) = name;
+    return true;
+  }
+  bool end_array() { return forward([](JsonBuilder& b) { return b.end_array(); }); }
+  bool end_object() {
+    if (capturing_) return forward([](JsonBuilder& b) { return b.end_object(); });
+    if (--level_ == 1) entries_.push_back(reader_.entry(name_, fields_));
+    return true;
+  }
+
+ private:
+  /// A value that is not a tensor object: the start of a captured document, or an error.
+  template <class Event>
+  bool value(const char* type, Event event) {
+    if (!capturing_) {
+      if (level_ == 0) reader_.fail(concat("the header must be a JSON object; found ", type));
+      if (level_ == 1 && name_ != metadata_key)
+        reader_.fail(concat("tensor '", name_, "' must be an object; found ", type));
+      capturing_ = true;
+    }
+    return forward(event);
+  }
+
+  template <class Event>
+  bool forward(Event event) {
+    event(builder_);
+    if (builder_.complete()) finish_capture();
+    return true;
+  }
+
+  void finish_capture() {
+    capturing_ = false;
+    Json value = builder_.take();
+    if (level_ == 1) {
+      file_.metadata = reader_.metadata(value);
+    } else if (field_ == "dtype") {
+      fields_.dtype = std::move(value);
+    } else if (field_ == "shape") {
+      fields_.shape = std::move(value);
+    } else if (field_ == "data_offsets") {
+      fields_.data_offsets = std::move(value);
+    }
+  }
+
+  const HeaderReader& reader_;
+  std::vector<Entry>& entries_;
+  SafetensorsFile& file_;
+  int level_ = 0;          // the header's objects open outside any captured document
+  bool capturing_ = false;  // a value is being read into builder_
+  JsonBuilder builder_;
+  std::string name_;   // the tensor (or "__metadata__") being read
+  std::string field_;  // its field being read
+  EntryFields fields_;
 };
 
 std::uint64_t read_header_length(std::span<const std::byte> file, std::string_view description) {
@@ -148,15 +241,6 @@ std::uint64_t read_header_length(std::span<const std::byte> file, std::string_vi
     throw ValueError(concat(description, ": header length ", length, " exceeds the ", file.size() - length_field,
                             " bytes that follow it"));
   return length;
-}
-
-/// The header as JSON: an object of tensor objects (level 2) holding arrays (level 3).
-Json parse_header(std::span<const std::byte> text, std::string_view description) {
-  const Json header = detail::read_json({reinterpret_cast<const char*>(text.data()), text.size()}, 3,
-                                        concat(description, ": the header"));
-  if (!header.is_object())
-    throw ValueError(concat(description, ": the header must be a JSON object; found ", header.type_name()));
-  return header;
 }
 
 std::string_view dtype_name(DType dtype) {
@@ -178,20 +262,15 @@ SafetensorsFile load_safetensors(PathRef path, LoadOptions options) {
   const std::string description = concat("load_safetensors: <", path.c_str(), ">");
   const Buffer mapping = map_file(path, {.access = detail::mapping_access(options)});
   const std::uint64_t header_length = read_header_length(mapping.bytes(), description);
-  const Json header = parse_header(mapping.bytes().subspan(length_field, header_length), description);
   const std::size_t data_start = length_field + header_length;
   const HeaderReader reader(description, mapping.nbytes() - data_start);
+  const auto header = mapping.bytes().subspan(length_field, header_length);
 
   SafetensorsFile file;
   std::vector<Entry> entries;
-  entries.reserve(header.size());
-  for (const auto& [key, value] : header.items()) {
-    if (key == metadata_key) {
-      file.metadata = reader.metadata(value);
-    } else {
-      entries.push_back(reader.entry(key, value));
-    }
-  }
+  HeaderEvents events(reader, entries, file);
+  detail::read_json_events({reinterpret_cast<const char*>(header.data()), header.size()}, 3,
+                           description + ": the header", events);
   reader.check_layout(entries);
 
   const bool foreign = std::endian::native != std::endian::little;
@@ -199,7 +278,7 @@ SafetensorsFile load_safetensors(PathRef path, LoadOptions options) {
     const detail::StoredTensor stored{data_start + entry.begin, entry.dtype, std::move(entry.shape),
                                       std::move(entry.strides), foreign};
     file.tensors.emplace(entry.name, detail::load_stored_tensor(mapping, stored, options,
-                                                                concat(description, ": tensor '", entry.name, "'")));
+                                                                description + ": tensor '" + entry.name + "'"));
   }
   return file;
 }
