@@ -3,7 +3,7 @@
 
 #include "zerotensor/convert.hpp"
 #include "zerotensor/detail/device_copy.hpp"
-#include "zerotensor/empty.hpp"
+#include "zerotensor/storage.hpp"
 
 namespace zt {
 
@@ -26,6 +26,20 @@ void throw_read_only(const char* operation) {
   throw TypeError(concat(operation, ": the tensor's memory is read-only"));
 }
 
+std::span<const index_t> checked_strides(std::span<const index_t> shape, std::span<const index_t> strides) {
+  if (shape.size() != strides.size())
+    throw ValueError(concat("AnyTensor: mismatch in length of strides and shape: ", strides.size(), " strides for ",
+                            shape.size(), " dimensions"));
+  return strides;
+}
+
+AnyTensor allocate_tensor(std::span<const index_t> shape, DType dtype, Device device) {
+  const index_t count = checked_numel(shape, zt::itemsize(dtype));
+  std::shared_ptr<std::byte> memory = allocate_bytes(std::size_t(count) * zt::itemsize(dtype), device);
+  std::byte* data = memory.get();
+  return make_view(dtype, data, shape, contiguous_strides(DynamicExtents(shape)), std::move(memory), device, true);
+}
+
 }  // namespace detail
 
 namespace detail {
@@ -41,7 +55,9 @@ ReadOnlyVariant<AnyTensor>::type ReadOnlyVariant<AnyTensor>::of(const AnyTensor&
 
 AnyTensor AnyTensor::to(DType dtype) const {
   if (dtype == this->dtype()) return *this;
-  AnyTensor converted = empty(shape(), dtype);
+  // No conversion kernels on the GPU: the host converts, between two copies.
+  if (!device().is_host_accessible()) return to(cpu).to(dtype).to(device());
+  AnyTensor converted = detail::allocate_tensor(shape(), dtype, cpu);
   copy_into(*this, converted);
   return converted;
 }
@@ -56,7 +72,8 @@ AnyTensor AnyTensor::to(Device device, const ToOptions& options) const {
 }
 
 AnyTensor AnyTensor::clone() const {
-  AnyTensor copy = empty(shape(), dtype());
+  if (!device().is_host_accessible()) return detail::copy_to_device(*this, device(), {}, "AnyTensor::clone");
+  AnyTensor copy = detail::allocate_tensor(shape(), dtype(), cpu);
   copy_into(*this, copy);
   return copy;
 }

@@ -4,6 +4,10 @@
 
 namespace zt {
 
+namespace detail {
+void throw_null_container() { throw ValueError("Buffer: the shared_ptr holds no container"); }
+}  // namespace detail
+
 std::span<const std::byte> Buffer::bytes() const noexcept { return {data_, size_}; }
 
 std::span<std::byte> Buffer::writable_bytes() const {

@@ -87,7 +87,8 @@ MapAccess mapping_access(const LoadOptions& options) {
 
 AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, const LoadOptions& options,
                              std::string_view description) {
-  std::byte* source = mapping.address() + stored.offset;
+  // The views are writable only when the access, and so the mapping, is.
+  auto* source = const_cast<std::byte*>(mapping.data()) + stored.offset;
   const index_t count = numel(stored.shape);
   const std::size_t length = std::size_t(count) * itemsize(stored.dtype);
   const bool writable = options.access != MapAccess::read_only;

@@ -52,11 +52,11 @@ std::size_t regular_file_size(const bip::file_mapping& file, const std::filesyst
   return std::size_t(status.st_size);
 }
 
-void grow(const std::filesystem::path& path, std::size_t length) {
-  std::error_code error;
-  std::filesystem::resize_file(path, length, error);
-  if (error) detail::throw_io_error(detail::concat("unable to grow file <", path.native(), "> to ", length, " bytes"),
-                                    error.value());
+/// Grows the open file, whose size was checked on the same handle: by path, another
+/// program could have replaced the file in between.
+void grow(const bip::file_mapping& file, const std::filesystem::path& path, std::size_t length) {
+  if (::ftruncate(file.get_mapping_handle().handle, off_t(length)) != 0)
+    detail::throw_io_error(detail::concat("unable to grow file <", path.native(), "> to ", length, " bytes"), errno);
 }
 
 bip::mode_t region_mode(MapAccess access) {
@@ -66,6 +66,12 @@ bip::mode_t region_mode(MapAccess access) {
     case MapAccess::shared: break;
   }
   return bip::read_write;
+}
+
+/// The bytes at `address`, read-only exactly when the access is.
+Buffer mapped_bytes(void* address, std::size_t length, KeepAlive owner, MapAccess access) {
+  if (access == MapAccess::read_only) return Buffer(static_cast<const void*>(address), length, std::move(owner));
+  return Buffer(address, length, std::move(owner));
 }
 
 }  // namespace
@@ -84,9 +90,9 @@ Buffer map_file(PathRef path_ref, MapFileOptions options) {
     if (!options.create)
       throw ValueError(detail::concat("file <", path.native(), "> size <", file_size,
                                       "> is smaller than the required mapping size <", length, ">"));
-    grow(path, length);
+    grow(file, path, length);
   }
-  if (length == 0) return Buffer(static_cast<const void*>(nullptr), 0);
+  if (length == 0) return mapped_bytes(nullptr, 0, {}, access);
 
   std::shared_ptr<bip::mapped_region> region;
   try {
@@ -96,8 +102,7 @@ Buffer map_file(PathRef path_ref, MapFileOptions options) {
                            e.get_native_error(), e.what());
   }
   void* address = region->get_address();
-  if (access == MapAccess::read_only) return Buffer(static_cast<const void*>(address), length, std::move(region));
-  return Buffer(address, length, std::move(region));
+  return mapped_bytes(address, length, std::move(region), access);
 }
 
 }  // namespace zt

@@ -31,8 +31,9 @@ AnyTensor pin_memory(const AnyTensor& tensor) {
 
 namespace detail {
 
-AnyTensor copy_to_device(const AnyTensor& source, Device target, const ToOptions& /*options*/) {
-  throw_no_cuda(concat("AnyTensor::to: cannot copy from ", source.device(), " to ", target));
+AnyTensor copy_to_device(const AnyTensor& source, Device target, const ToOptions& /*options*/,
+                         std::string_view operation) {
+  throw_no_cuda(concat(operation, ": cannot copy from ", source.device(), " to ", target));
 }
 
 std::shared_ptr<std::byte> upload_staged(std::size_t /*size_bytes*/, const FillStaging& /*fill*/, Device /*target*/,

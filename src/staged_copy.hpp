@@ -46,6 +46,8 @@ struct StagingPlan {
 ///   returns; the buffer is busy until that copy completes. The calling thread, chunk order.
 /// - wait_for_device(buffer): blocks until the last device step queued on `buffer` completed
 ///   (at once when none was). Any thread; never for a buffer whose device step is being queued.
+/// - start_host_thread(): runs on each host thread before its first step, to set the thread
+///   up as the calling thread is (the CUDA layer selects the copy's GPU there).
 /// Any of them may throw; run_staged_copy then stops, waits until no step runs and no device
 /// copy is in flight, and rethrows the first exception.
 template <class Operations>
@@ -53,16 +55,18 @@ concept StagingOperations = requires(Operations& operations, const StagedChunk& 
   operations.host_step(chunk);
   operations.device_step(chunk);
   operations.wait_for_device(buffer);
+  operations.start_host_thread();
 };
 
 namespace staging {
 
-/// Runs host steps: on `threads` worker threads, or (none) on the calling thread when it
-/// waits for them, so that a single thread still fills chunk k+1 while chunk k is copied.
+/// Runs host steps: on `threads` worker threads, each set up by `start` first, or (none) on
+/// the calling thread when it waits for them, so that a single thread still fills chunk
+/// k+1 while chunk k is copied.
 class HostSteps {
  public:
-  HostSteps(std::size_t threads, std::size_t chunks, std::function<void(std::size_t)> step)
-      : run_(std::move(step)), done_(chunks, false) {
+  HostSteps(std::size_t threads, std::size_t chunks, std::function<void()> start, std::function<void(std::size_t)> step)
+      : start_(std::move(start)), run_(std::move(step)), done_(chunks, false) {
     try {
       for (std::size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
     } catch (...) {
@@ -106,7 +110,17 @@ class HostSteps {
 
  private:
   void work() {
+    std::exception_ptr failure;
+    try {
+      start_();
+    } catch (...) {
+      failure = std::current_exception();
+    }
     std::unique_lock lock(mutex_);
+    if (failure) {
+      record_failure(failure);
+      return;
+    }
     while (true) {
       changed_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       if (stopping_) return;
@@ -126,11 +140,17 @@ class HostSteps {
       failure = std::current_exception();
     }
     lock.lock();
-    if (failure && !failure_) failure_ = failure;
     done_[index] = true;
+    record_failure(failure);
+  }
+
+  /// Keeps the first failure (none: `failure` is empty) and wakes the waiters. Under the lock.
+  void record_failure(const std::exception_ptr& failure) {
+    if (failure && !failure_) failure_ = failure;
     changed_.notify_all();
   }
 
+  std::function<void()> start_;
   std::function<void(std::size_t)> run_;
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -163,7 +183,8 @@ void run_staged_copy(const StagingPlan& plan, Operations& operations) {
     if (!to_device || index >= plan.buffers) operations.wait_for_device(c.buffer);
     operations.host_step(c);
   };
-  staging::HostSteps host(chunks > 1 ? std::min(plan.host_threads, chunks) : 0, chunks, host_step);
+  staging::HostSteps host(chunks > 1 ? std::min(plan.host_threads, chunks) : 0, chunks,
+                          [&] { operations.start_host_thread(); }, host_step);
   std::size_t queued = 0;  // device steps queued so far
   const auto device_step = [&](std::size_t index) {
     operations.device_step(chunk(index));

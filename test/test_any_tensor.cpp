@@ -211,6 +211,26 @@ BOOST_AUTO_TEST_CASE(copy_into_checks_shape_and_writability) {
   BOOST_TEST(four.to(zt::cpu).data_ptr() == a.data());
 }
 
+BOOST_AUTO_TEST_CASE(the_pointer_constructor_refuses_shape_and_strides_of_different_lengths) {
+  std::vector<float> values(1);
+  const std::vector<zt::index_t> shape(8, 1), strides(7, 1);
+  BOOST_CHECK_EXCEPTION(zt::AnyTensor(values.data(), shape, strides), zt::ValueError,
+                        with_message<zt::ValueError>(
+                            "AnyTensor: mismatch in length of strides and shape: 7 strides for 8 dimensions"));
+}
+
+#if !(defined(ZT_CUDA) && ZT_CUDA)
+BOOST_AUTO_TEST_CASE(clone_and_conversion_of_gpu_memory_need_the_cuda_build) {
+  alignas(4) float fake_device_memory[2] = {};
+  const zt::AnyTensor on_gpu = zt::Tensor<float, 1>(fake_device_memory, {2}, {1}, {}, zt::cuda(0));
+  const std::string no_cuda = ": this build of zerotensor has no CUDA (configure it with -DZT_CUDA=ON)";
+  BOOST_CHECK_EXCEPTION((void)on_gpu.clone(), zt::DeviceError,
+                        with_message<zt::DeviceError>("AnyTensor::clone: cannot copy from cuda:0 to cuda:0" + no_cuda));
+  BOOST_CHECK_EXCEPTION((void)on_gpu.to(zt::float64), zt::DeviceError,
+                        with_message<zt::DeviceError>("AnyTensor::to: cannot copy from cuda:0 to cpu" + no_cuda));
+}
+#endif
+
 BOOST_AUTO_TEST_CASE(copy_into_between_overlapping_views_reads_the_source_as_it_was) {
   // NumPy's copyto and PyTorch's copy_ give the same results.
   std::vector<std::int32_t> values = {0, 1, 2, 3, 4, 5, 6, 7};

@@ -1,6 +1,7 @@
 // Saving is atomic: save_npy and save_safetensors over a file whose views are alive (in
 // this process or another) leave those views intact, a failed save leaves the old file
-// as it was and no temporary file behind, and the replaced file's permissions are kept.
+// as it was and no temporary file behind, the replaced file's permissions and owner are
+// kept, and no other user can read the new contents before they replace the file.
 #include <boost/test/unit_test.hpp>
 
 #include <signal.h>
@@ -185,6 +186,76 @@ BOOST_AUTO_TEST_CASE(saving_through_a_symbolic_link_replaces_its_target_and_keep
   zt::save_npy(link, ramp(4, 3.0f));
   BOOST_TEST(std::filesystem::is_symlink(link));
   BOOST_TEST(is_ramp(zt::load_npy(target), 3.0f));
+}
+
+BOOST_AUTO_TEST_CASE(a_save_killed_midway_leaves_no_file_that_others_can_read) {
+  TempDir dir;
+  const auto path = dir / "secret.npy";
+  zt::save_npy(path, ramp(4, 1.0f));
+  std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  const auto before = read_bytes(path);
+  const pid_t child = ::fork();
+  BOOST_REQUIRE(child >= 0);
+  if (child == 0) {  // killed by SIGXFSZ's default action at its first write past 64 KiB
+    ::umask(022);
+    const rlimit no_core{0, 0}, file_size{64 * 1024, 64 * 1024};
+    ::setrlimit(RLIMIT_CORE, &no_core);
+    ::setrlimit(RLIMIT_FSIZE, &file_size);
+    ::signal(SIGXFSZ, SIG_DFL);
+    zt::save_npy(path, ramp(mib_of_floats, 5.0f));
+    ::_exit(0);
+  }
+  int status = 0;
+  BOOST_REQUIRE(::waitpid(child, &status, 0) == child);
+  BOOST_TEST(WIFSIGNALED(status));
+  BOOST_TEST(WTERMSIG(status) == SIGXFSZ);
+  BOOST_TEST(read_bytes(path) == before);
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    struct ::stat status {};
+    BOOST_REQUIRE(::stat(entry.path().c_str(), &status) == 0);
+    BOOST_TEST((status.st_mode & 077) == 0u, entry.path() << " has mode " << std::oct << (status.st_mode & 0777));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_replaced_file_keeps_its_owner) {
+  TempDir dir;
+  const auto path = dir / "a.npy";
+  zt::save_npy(path, ramp(4, 1.0f));
+  if (::geteuid() == 0) BOOST_REQUIRE(::chown(path.c_str(), 4321, 4322) == 0);  // only root may give it away
+  struct ::stat before {}, after {};
+  BOOST_REQUIRE(::stat(path.c_str(), &before) == 0);
+  zt::save_npy(path, ramp(4, 2.0f));
+  BOOST_REQUIRE(::stat(path.c_str(), &after) == 0);
+  BOOST_TEST(after.st_uid == before.st_uid);
+  BOOST_TEST(after.st_gid == before.st_gid);
+  BOOST_TEST(is_ramp(zt::load_npy(path), 2.0f));
+}
+
+BOOST_AUTO_TEST_CASE(saving_through_a_symbolic_link_loop_is_an_io_error) {
+  TempDir dir;
+  const auto link = dir / "loop.npy";
+  std::filesystem::create_symlink("loop.npy", link);
+  BOOST_CHECK_EXCEPTION(zt::save_npy(link, ramp(4, 1.0f)), zt::IOError,
+                        with_message<zt::IOError>("unable to resolve the symbolic link <" + link.string() +
+                                                  "> to save through it: Too many levels of symbolic links (40)"));
+  BOOST_TEST(files_in(dir.path()) == std::vector<std::filesystem::path>{"loop.npy"});
+}
+
+BOOST_AUTO_TEST_CASE(a_file_name_of_240_bytes_saves_and_a_name_too_long_names_the_temporary_file) {
+  TempDir dir;
+  const std::string name = std::string(236, 'n') + ".npy";
+  zt::save_npy(dir / name, ramp(4, 1.0f));
+  zt::save_npy(dir / name, ramp(4, 2.0f));
+  BOOST_TEST(is_ramp(zt::load_npy(dir / name), 2.0f));
+  BOOST_TEST(files_in(dir.path()) == std::vector<std::filesystem::path>{name});
+
+  const auto too_long = dir / (std::string(252, 'n') + ".npy");  // 256 bytes: over NAME_MAX
+  BOOST_CHECK_EXCEPTION(zt::save_npy(too_long, ramp(4, 1.0f)), zt::IOError, [&](const zt::IOError& e) {
+    return message_has(e, "unable to rename the temporary file over <" + too_long.string() + "> (saving through <" +
+                              (dir / std::string(200, 'n')).string()) &&
+           message_has(e, ".tmp>): File name too long (36)");
+  });
+  BOOST_TEST(files_in(dir.path()) == std::vector<std::filesystem::path>{name});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -2,14 +2,26 @@
 #include <boost/test/unit_test.hpp>
 
 #include <array>
+#include <concepts>
 #include <list>
+#include <memory>
 #include <ranges>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "message_check.hpp"
 #include "zerotensor/buffer.hpp"
 #include "zerotensor/error.hpp"
+
+namespace {
+/// Whether `B` hands out a writable address without checking that its bytes may be written.
+template <class B>
+concept gives_an_unchecked_writable_address = requires(const B& buffer) {
+  { buffer.address() } -> std::same_as<std::byte*>;
+};
+}  // namespace
 
 BOOST_AUTO_TEST_SUITE(buffer)
 
@@ -66,6 +78,21 @@ BOOST_AUTO_TEST_CASE(shared_ptr_shares_ownership) {
   BOOST_TEST(b.nbytes() == 32u);
   auto read_only = std::make_shared<const std::vector<double>>(2);
   BOOST_TEST(!zt::Buffer(read_only).is_writable());
+}
+
+BOOST_AUTO_TEST_CASE(a_null_shared_ptr_is_a_value_error) {
+  const std::shared_ptr<std::vector<float>> none;
+  BOOST_CHECK_EXCEPTION((void)zt::Buffer(none), zt::ValueError,
+                        with_message<zt::ValueError>("Buffer: the shared_ptr holds no container"));
+}
+
+BOOST_AUTO_TEST_CASE(only_writable_bytes_give_a_writable_address) {
+  // Writing into a read-only mapping must not compile without a cast.
+  static_assert(std::is_same_v<decltype(std::declval<const zt::Buffer&>().data()), const std::byte*>);
+  static_assert(!gives_an_unchecked_writable_address<zt::Buffer>,
+                "Buffer hands out a std::byte* for read-only bytes; only writable_bytes() may, after its check");
+  const std::vector<int> values(3);
+  BOOST_CHECK_THROW((void)zt::Buffer(values).writable_bytes(), zt::TypeError);
 }
 
 BOOST_AUTO_TEST_CASE(pointer_and_byte_count) {

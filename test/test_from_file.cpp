@@ -354,6 +354,27 @@ BOOST_AUTO_TEST_CASE(an_empty_file_gives_an_empty_buffer_without_a_mapping) {
   BOOST_TEST(bytes.owner() == nullptr);
 }
 
+BOOST_AUTO_TEST_CASE(an_empty_mapping_is_writable_unless_read_only) {
+  TempDir dir;
+  write_bytes(dir / "e.bin", {});
+  BOOST_TEST(!zt::map_file(dir / "e.bin").is_writable());
+  BOOST_TEST(zt::map_file(dir / "e.bin", {.access = zt::MapAccess::copy_on_write}).is_writable());
+  BOOST_TEST(zt::map_file(dir / "e.bin", {.access = zt::MapAccess::shared}).is_writable());
+  BOOST_TEST(zt::map_file(dir / "new.bin", {.access = zt::MapAccess::shared, .length = 0, .create = true}).is_writable());
+}
+
+BOOST_AUTO_TEST_CASE(create_grows_the_open_file_and_keeps_its_bytes) {
+  TempDir dir;
+  write_bytes(dir / "f.bin", {1, 2, 3});
+  const zt::Buffer bytes = zt::map_file(dir / "f.bin", {.access = zt::MapAccess::shared, .length = 4096, .create = true});
+  BOOST_TEST(bytes.nbytes() == 4096u);
+  BOOST_TEST(std::filesystem::file_size(dir / "f.bin") == 4096u);
+  BOOST_TEST(std::to_integer<int>(bytes.data()[2]) == 3);
+  BOOST_TEST(std::to_integer<int>(bytes.data()[4095]) == 0);  // inside the file: no SIGBUS
+  bytes.writable_bytes()[4095] = std::byte{9};
+  BOOST_TEST(read_bytes(dir / "f.bin")[4095] == 9);
+}
+
 BOOST_AUTO_TEST_CASE(create_needs_shared_access) {
   TempDir dir;
   BOOST_CHECK_EXCEPTION((void)zt::map_file(dir / "x.bin", {.length = 4, .create = true}), zt::ValueError,

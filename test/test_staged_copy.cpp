@@ -1,7 +1,8 @@
 // The staged copy's schedule (src/staged_copy.hpp) with fake operations, on any machine: a
 // fake stream runs the queued device copies late and in order on a thread of its own, so a
 // buffer staged again before its copy completed shows up as wrong bytes, and every step
-// checks what the real CUDA layer relies on (bounds, buffer reuse, bounded staging, errors).
+// checks what the real CUDA layer relies on (bounds, buffer reuse, bounded staging, errors,
+// every helper thread set up before it steps).
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -99,8 +101,18 @@ class FakeCopy {
         host_steps_(chunk_count()), device_steps_(chunk_count()), stream_(plan.buffers) {}
 
   std::optional<std::size_t> fail_host_at, fail_device_at, fail_wait_at;
+  bool fail_start = false;
+
+  void start_host_thread() {
+    {
+      const std::lock_guard lock(mutex_);
+      started_threads_.insert(std::this_thread::get_id());
+    }
+    if (fail_start) throw std::runtime_error("setting up a host thread failed");
+  }
 
   void host_step(const StagedChunk& chunk) {
+    check_thread_started(chunk);
     const int running = ++running_host_steps_;
     record_max(max_running_host_steps_, running);
     check_bounds(chunk);
@@ -142,6 +154,7 @@ class FakeCopy {
   }
 
   void wait_for_device(std::size_t buffer) {
+    check_thread_started(StagedChunk{0, buffer, 0, 0});
     stream_.wait(buffer);
     if (fail_wait_at == buffer) throw std::runtime_error("waiting for buffer " + std::to_string(buffer) + " failed");
   }
@@ -167,6 +180,16 @@ class FakeCopy {
                       chunk.length <= plan_.chunk_bytes && chunk.offset + chunk.length <= plan_.total_bytes &&
                       chunk.index < chunk_count();
     if (!fits) violation("chunk out of bounds", chunk);
+  }
+  /// The CUDA layer selects the GPU on the calling thread itself and on each helper thread in
+  /// start_host_thread: a runtime call on any other thread would run on GPU 0.
+  void check_thread_started(const StagedChunk& chunk) {
+    bool started = std::this_thread::get_id() == calling_thread_;
+    {
+      const std::lock_guard lock(mutex_);
+      started = started || started_threads_.count(std::this_thread::get_id()) != 0;
+    }
+    if (!started) violation("a step on a host thread that was not started", chunk);
   }
   void violation(const std::string& what, const StagedChunk& chunk) {
     const std::lock_guard lock(mutex_);
@@ -195,6 +218,8 @@ class FakeCopy {
   std::string violations_;
   std::vector<int> host_steps_, device_steps_;  // each chunk's entry is touched by one step at a time
   std::atomic<int> running_host_steps_{0}, max_running_host_steps_{0};
+  const std::thread::id calling_thread_ = std::this_thread::get_id();
+  std::set<std::thread::id> started_threads_;
   FakeStream stream_;  // last: stops before the buffers its copies use
 };
 
@@ -273,6 +298,22 @@ BOOST_AUTO_TEST_CASE(a_failing_step_stops_the_copy_and_leaves_nothing_in_flight)
           }
         }
       }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_host_thread_that_cannot_be_set_up_fails_the_copy) {
+  const std::vector<std::byte> source = pattern(64 * 7);
+  for (const StagingDirection direction : directions) {
+    const StagingPlan plan{source.size(), 64, 3, 2, direction};
+    BOOST_TEST_CONTEXT(describe(plan)) {
+      FakeCopy copy(plan, source);
+      copy.fail_start = true;
+      BOOST_CHECK_EXCEPTION(zt::detail::run_staged_copy(plan, copy), std::runtime_error,
+                            with_message<std::runtime_error>("setting up a host thread failed"));
+      BOOST_TEST(copy.violations() == "");
+      BOOST_TEST(copy.running_host_steps() == 0);
+      BOOST_TEST(copy.stream_idle());
     }
   }
 }

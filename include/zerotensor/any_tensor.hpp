@@ -29,6 +29,8 @@ struct ReadOnlyVariant {
 [[noreturn]] void throw_as_mismatch(DType expected_dtype, std::size_t expected_rank, bool want_writable,
                                     const AnyTensor& found);
 [[noreturn]] void throw_read_only(const char* operation);
+/// `strides` when it has one entry per dimension of `shape`; ValueError naming both lengths otherwise.
+std::span<const index_t> checked_strides(std::span<const index_t> shape, std::span<const index_t> strides);
 
 AnyTensor make_view(DType dtype, void* data, std::span<const index_t> shape, std::span<const index_t> strides,
                     KeepAlive&& owner, Device device, bool writable);
@@ -49,12 +51,13 @@ class AnyTensor {
 
   /// Builds the view from validated metadata held elsewhere (see Tensor's constructors):
   /// `shape` and `strides` (in elements) must stay inside memory that `owner` keeps alive.
-  /// The tensor is read-only when `writable` is false or `T` is const.
+  /// The tensor is read-only when `writable` is false or `T` is const. ValueError when
+  /// `shape` and `strides` differ in length.
   template <Element T>
   AnyTensor(T* data, std::span<const index_t> shape, std::span<const index_t> strides, KeepAlive owner = {},
             Device device = cpu, bool writable = !std::is_const_v<T>)
-      : AnyTensor(dtype_of<T>, const_cast<void*>(static_cast<const void*>(data)), shape, strides,
-                  std::move(owner), device, writable && !std::is_const_v<T>) {}
+      : AnyTensor(dtype_of<T>, const_cast<void*>(static_cast<const void*>(data)), shape,
+                  detail::checked_strides(shape, strides), std::move(owner), device, writable && !std::is_const_v<T>) {}
 
   [[nodiscard]] DType dtype() const noexcept { return dtype_; }
   [[nodiscard]] std::size_t itemsize() const noexcept { return detail::itemsizes[std::size_t(dtype_)]; }
@@ -113,7 +116,8 @@ class AnyTensor {
   }
 
   /// This tensor when the dtype already matches (no copy, as PyTorch), else a contiguous
-  /// converted copy with PyTorch's value rules (see convert.hpp).
+  /// converted copy on the same device with PyTorch's value rules (see convert.hpp). GPU
+  /// memory is converted on the host: copied there, converted, and copied back.
   [[nodiscard]] AnyTensor to(DType dtype) const;
   /// This tensor when already on `device`, else a contiguous copy there that owns its
   /// memory (strided sources included). Copies to or from GPU memory need the CUDA build
@@ -122,7 +126,9 @@ class AnyTensor {
   /// The same, queued on `options.stream` and, with non_blocking, returning before a copy
   /// from pinned or device memory completes (to_options.hpp says when the source may be reused).
   [[nodiscard]] AnyTensor to(Device device, const ToOptions& options) const;
-  /// A contiguous, writable copy in memory of its own.
+  /// A contiguous, writable copy in memory of its own: host memory for memory the host can
+  /// read (pinned and managed memory included), else on the same GPU, copied there (the
+  /// CUDA build; DeviceError otherwise).
   [[nodiscard]] AnyTensor clone() const;
 
  private:

@@ -181,7 +181,8 @@ AnyTensor typed_range_view(R&& range) {
   using T = std::remove_reference_t<std::ranges::range_reference_t<R>>;
   const auto count = index_t(std::ranges::size(range));
   Buffer buffer(std::forward<R>(range));  // borrowed, or moved into the owner as Buffer does
-  auto* data = reinterpret_cast<T*>(buffer.address());
+  // Read-only unless the buffer is writable.
+  auto* data = reinterpret_cast<T*>(const_cast<std::byte*>(buffer.data()));
   return AnyTensor(data, DynamicExtents{count}, DynamicExtents{1}, buffer.release_owner(), cpu, buffer.is_writable());
 }
 

@@ -47,6 +47,15 @@ inline constexpr bool range_is_read_only = std::is_const_v<range_element_t<R>>;
 /// A view (std::span, std::string_view) whose pointer stays valid after it dies.
 template <class R>
 inline constexpr bool borrows_memory = std::ranges::enable_borrowed_range<std::remove_cvref_t<R>>;
+
+[[noreturn]] void throw_null_container();
+
+/// The container a shared_ptr owns; ValueError when there is none.
+template <class Range>
+Range& shared_container(const std::shared_ptr<Range>& container) {
+  if (!container) throw_null_container();
+  return *container;
+}
 }  // namespace detail
 
 class Buffer {
@@ -68,10 +77,11 @@ class Buffer {
   }
 
   /// Shares ownership of a container, like PyTorch's refcount bump on the exporter.
+  /// ValueError for a null pointer.
   template <class Range>
     requires detail::ByteRange<Range&>
   Buffer(std::shared_ptr<Range> container)  // NOLINT(google-explicit-constructor)
-      : Buffer(*container) {
+      : Buffer(detail::shared_container(container)) {
     owner_ = std::move(container);
   }
 
@@ -95,10 +105,6 @@ class Buffer {
 
   /// The bytes for writing; throws TypeError when the buffer is read-only.
   [[nodiscard]] std::span<std::byte> writable_bytes() const;
-
-  /// The start address with writability erased. Constructors use it to build views whose
-  /// element type is const exactly when !is_writable().
-  [[nodiscard]] std::byte* address() const noexcept { return data_; }
 
   /// Moves the owner out, so a view can take it without an atomic increment.
   [[nodiscard]] KeepAlive release_owner() noexcept { return std::move(owner_); }

@@ -1,4 +1,4 @@
-// AnyTensor::to(Device) in the CUDA build. Large tensors move between ordinary (pageable)
+// AnyTensor::to(Device), and clone() of GPU memory, in the CUDA build. Large tensors move between ordinary (pageable)
 // host memory and a GPU through the pinned staging buffers (staged_transfer.hpp); every
 // other pair — pinned, managed, device to device, and small tensors — is one
 // cudaMemcpyAsync (unified addressing tells the runtime the direction). Strided sources are
@@ -7,7 +7,6 @@
 
 #include "zerotensor/cuda.hpp"
 #include "zerotensor/detail/device_copy.hpp"
-#include "zerotensor/empty.hpp"
 #include "zerotensor/staging.hpp"
 #include "zerotensor/storage.hpp"
 
@@ -20,7 +19,7 @@ namespace {
 /// A contiguous host copy of a non-empty strided `source`. Memory the host cannot read is
 /// first copied whole (the span it touches) as one contiguous copy, then gathered: one
 /// transfer instead of one per row.
-AnyTensor contiguous_on_host(const AnyTensor& source, const ToOptions& options) {
+AnyTensor contiguous_on_host(const AnyTensor& source, const ToOptions& options, std::string_view operation) {
   if (source.device().is_host_accessible()) return source.clone();
   const ElementReach reach = element_reach(source.shape(), source.strides());
   const index_t itemsize = index_t(source.itemsize());
@@ -29,7 +28,7 @@ AnyTensor contiguous_on_host(const AnyTensor& source, const ToOptions& options) 
   const auto* span_start = static_cast<const std::byte*>(source.data_ptr()) - reach.below * itemsize;
   const AnyTensor span = make_view(uint8, const_cast<std::byte*>(span_start), {&span_bytes, 1}, {&unit_stride, 1},
                                    KeepAlive(source.owner()), source.device(), false);
-  AnyTensor on_host = copy_to_device(span, cpu, options);
+  AnyTensor on_host = copy_to_device(span, cpu, options, operation);
   auto* origin = static_cast<std::byte*>(on_host.mutable_data_ptr()) + reach.below * itemsize;
   return make_view(source.dtype(), origin, source.shape(), source.strides(), KeepAlive(on_host.owner()), cpu, true)
       .clone();
@@ -49,9 +48,9 @@ bool is_staged(std::size_t bytes, Device source, Device target) {
 }
 
 /// Copies the bytes of contiguous `from` into `to`, which has the same size.
-void copy_bytes(const AnyTensor& from, AnyTensor& to, const ToOptions& options) {
+void copy_bytes(const AnyTensor& from, AnyTensor& to, const ToOptions& options, std::string_view caller) {
   const std::size_t bytes = to.nbytes();
-  const std::string operation = concat("AnyTensor::to: copying ", bytes, " bytes from ", from.device(), " to ", to.device());
+  const std::string operation = concat(caller, ": copying ", bytes, " bytes from ", from.device(), " to ", to.device());
   auto* destination = static_cast<std::byte*>(to.mutable_data_ptr());
   const auto* source = static_cast<const std::byte*>(from.data_ptr());
   if (is_staged(bytes, from.device(), to.device())) {
@@ -73,14 +72,15 @@ void copy_bytes(const AnyTensor& from, AnyTensor& to, const ToOptions& options) 
 
 }  // namespace
 
-AnyTensor copy_to_device(const AnyTensor& source, Device target, const ToOptions& options) {
+AnyTensor copy_to_device(const AnyTensor& source, Device target, const ToOptions& options,
+                         std::string_view operation) {
   AnyTensor contiguous = source;
   if (!source.is_contiguous()) {
-    contiguous = contiguous_on_host(source, options);
+    contiguous = contiguous_on_host(source, options, operation);
     if (target == cpu) return contiguous;
   }
-  AnyTensor copy = empty(source.shape(), source.dtype(), target);
-  if (copy.nbytes() != 0) copy_bytes(contiguous, copy, options);
+  AnyTensor copy = allocate_tensor(source.shape(), source.dtype(), target);
+  if (copy.nbytes() != 0) copy_bytes(contiguous, copy, options, operation);
   return copy;
 }
 

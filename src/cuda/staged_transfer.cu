@@ -33,17 +33,23 @@ class PinnedPool {
   /// from them at the pinned rate).
   std::vector<PinnedBuffer> take(std::size_t count, std::size_t bytes, const std::string& operation) {
     std::vector<PinnedBuffer> taken;
+    taken.reserve(count);  // so that a buffer, once allocated, is always held
     {
       const std::lock_guard lock(mutex_);
       if (bytes != bytes_) idle_.clear();
       bytes_ = bytes;
       for (; taken.size() < count && !idle_.empty(); idle_.pop_back()) taken.push_back(std::move(idle_.back()));
     }
-    while (taken.size() < count) {
-      void* memory = nullptr;
-      check_cuda(concat(operation, ": cudaHostAlloc of a ", bytes, "-byte staging buffer"),
-                 cudaHostAlloc(&memory, bytes, cudaHostAllocPortable));
-      taken.emplace_back(static_cast<std::byte*>(memory));
+    try {
+      while (taken.size() < count) {
+        void* memory = nullptr;
+        check_cuda(concat(operation, ": cudaHostAlloc of a ", bytes, "-byte staging buffer"),
+                   cudaHostAlloc(&memory, bytes, cudaHostAllocPortable));
+        taken.emplace_back(static_cast<std::byte*>(memory));
+      }
+    } catch (...) {
+      give_back(taken, bytes, count);  // the next copy needs them as much as this one did
+      throw;
     }
     return taken;
   }
@@ -98,11 +104,17 @@ class StagingSet {
   std::vector<Event> events_;
 };
 
-/// What both directions share: the copy of a chunk on the stream, marked by the buffer's event.
+/// What both directions share: the copy of a chunk on the stream, marked by the buffer's
+/// event, and the copy's GPU current on every thread that calls the runtime.
 class StreamSteps {
  public:
-  StreamSteps(const StagingSet& staging, cudaStream_t stream, const std::string& operation)
-      : staging_(staging), stream_(stream), operation_(operation) {}
+  StreamSteps(const StagingSet& staging, int device_index, cudaStream_t stream, const std::string& operation)
+      : staging_(staging), device_index_(device_index), stream_(stream), operation_(operation) {}
+
+  /// A helper thread of this copy only: it ends with the copy, so the device stays set.
+  void start_host_thread() const {
+    check_cuda(operation_ + ": cudaSetDevice on a staging thread", cudaSetDevice(device_index_));
+  }
 
   void wait_for_device(std::size_t buffer) const {
     check_cuda(operation_ + ": cudaEventSynchronize", cudaEventSynchronize(staging_.event(buffer)));
@@ -117,15 +129,16 @@ class StreamSteps {
   const StagingSet& staging_;
 
  private:
+  int device_index_;
   cudaStream_t stream_;
   const std::string& operation_;
 };
 
 class UploadSteps : public StreamSteps {
  public:
-  UploadSteps(const StagingSet& staging, std::byte* destination, const FillStaging& fill, cudaStream_t stream,
-              const std::string& operation)
-      : StreamSteps(staging, stream, operation), destination_(destination), fill_(fill) {}
+  UploadSteps(const StagingSet& staging, std::byte* destination, const FillStaging& fill, int device_index,
+              cudaStream_t stream, const std::string& operation)
+      : StreamSteps(staging, device_index, stream, operation), destination_(destination), fill_(fill) {}
 
   void host_step(const StagedChunk& chunk) const { fill_(chunk.offset, {staging_.buffer(chunk.buffer), chunk.length}); }
   void device_step(const StagedChunk& chunk) const {
@@ -139,9 +152,9 @@ class UploadSteps : public StreamSteps {
 
 class DownloadSteps : public StreamSteps {
  public:
-  DownloadSteps(const StagingSet& staging, std::byte* destination, const std::byte* source, cudaStream_t stream,
-                const std::string& operation)
-      : StreamSteps(staging, stream, operation), destination_(destination), source_(source) {}
+  DownloadSteps(const StagingSet& staging, std::byte* destination, const std::byte* source, int device_index,
+                cudaStream_t stream, const std::string& operation)
+      : StreamSteps(staging, device_index, stream, operation), destination_(destination), source_(source) {}
 
   void host_step(const StagedChunk& chunk) const {
     std::memcpy(destination_ + chunk.offset, staging_.buffer(chunk.buffer), chunk.length);
@@ -162,7 +175,7 @@ void run_staged(StagingDirection direction, int device_index, std::size_t size_b
   if (size_bytes == 0) return;
   const CurrentDevice current(operation, device_index);
   const StagingSet staging(size_bytes, direction, operation);
-  Steps steps(staging, ends..., stream, operation);
+  Steps steps(staging, ends..., device_index, stream, operation);
   run_staged_copy(staging.plan(), steps);
 }
 

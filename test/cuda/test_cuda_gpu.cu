@@ -1,5 +1,6 @@
 // The CUDA path on a real GPU: copies between host and device memory the tensor owns,
-// strided sources, device ↔ device, the driver's view of an address, host-only
+// strided sources, device ↔ device, clone and conversion of device memory, the driver's
+// view of an address, host-only
 // operations refusing device memory, and Eigen expressions on the GPU. Without a usable
 // GPU the program prints why and exits 77, which CTest reports as Skipped.
 #include "zerotensor/cuda.hpp"
@@ -14,7 +15,9 @@
 #include <vector>
 
 #include "zerotensor/from_dlpack.hpp"
+#include "zerotensor/from_arrow.hpp"
 #include "zerotensor/frombuffer.hpp"
+#include "zerotensor/to_arrow.hpp"
 #include "zerotensor/to_dlpack.hpp"
 #include "../message_check.hpp"
 #include "require_gpu.hpp"
@@ -98,6 +101,37 @@ BOOST_AUTO_TEST_CASE(strided_device_sources_are_gathered) {
   check_on_host(backwards, [](auto i, auto j) { return float(i * 5 + 4 - 2 * j); });
   const zt::AnyTensor on_device = backwards.to(zt::cuda(0));
   BOOST_TEST(on_device.data_ptr() == backwards.data_ptr());  // same device: the view itself
+}
+
+BOOST_AUTO_TEST_CASE(clone_conversion_and_arrow_copies_of_device_memory_stay_on_the_device) {
+  std::vector<float> values = iota_values(4 * 5);
+  const zt::AnyTensor device = zt::AnyTensor(zt::Tensor<float, 2>(values.data(), {4, 5}, {5, 1})).to(zt::cuda(0));
+  const zt::AnyTensor copy = device.clone();
+  BOOST_TEST(copy.device() == zt::cuda(0));
+  BOOST_TEST(zt::device_of(copy.data_ptr()) == zt::cuda(0));
+  BOOST_TEST(copy.data_ptr() != device.data_ptr());
+  check_on_host(copy, [](auto i, auto j) { return float(i * 5 + j); });
+
+  auto* base = static_cast<float*>(device.mutable_data_ptr());
+  const zt::AnyTensor transposed = zt::Tensor<float, 2>(base, {5, 4}, {1, 5}, device.owner(), zt::cuda(0));
+  const zt::AnyTensor gathered = transposed.clone();
+  BOOST_TEST(gathered.device() == zt::cuda(0));
+  BOOST_TEST(gathered.is_contiguous());
+  check_on_host(gathered, [](auto i, auto j) { return float(j * 5 + i); });
+
+  const zt::AnyTensor doubles = transposed.to(zt::float64);
+  BOOST_TEST(doubles.device() == zt::cuda(0));
+  BOOST_TEST(doubles.dtype() == zt::float64);
+  BOOST_TEST(zt::device_of(doubles.data_ptr()) == zt::cuda(0));
+  BOOST_TEST((doubles.to(zt::cpu).as<const double, 2>().at(4, 3)) == 19.0);
+
+  zt::arrow::DeviceArray exported{};
+  zt::arrow::Schema schema{};
+  zt::to_arrow(transposed, &exported, &schema, {.copy = true});
+  BOOST_TEST(exported.device_type == zt::arrow::device_cuda);
+  const zt::AnyTensor imported = zt::from_arrow(&exported, &schema);
+  BOOST_TEST(imported.device() == zt::cuda(0));
+  check_on_host(imported, [](auto i, auto j) { return float(j * 5 + i); });
 }
 
 BOOST_AUTO_TEST_CASE(copies_between_device_kinds_and_gpus) {
