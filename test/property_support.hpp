@@ -86,9 +86,9 @@ inline std::vector<index_t> random_shape(std::mt19937_64& rng) {
   return shape;
 }
 
-/// Strides for `shape`: C order, or the C-order strides of a random dimension order with
-/// steps between elements, then signs flipped and dimensions broadcast (stride 0), or any
-/// small strides at all (overlapping views).
+/// Strides for `shape`: C order; or the C-order strides of a reversed (Fortran order) or
+/// shuffled dimension order with steps between elements, then signs flipped and dimensions
+/// broadcast (stride 0); or any small strides at all (overlapping views).
 inline Layout random_layout(std::mt19937_64& rng) {
   Layout layout{random_shape(rng), {}, "c_order"};
   const std::size_t rank = layout.shape.size();
@@ -102,7 +102,9 @@ inline Layout random_layout(std::mt19937_64& rng) {
     const bool negate = pick == 3 || chance(rng, 0.4), broadcast = pick == 4 || chance(rng, 0.3);
     std::vector<std::size_t> order(rank);
     std::iota(order.begin(), order.end(), std::size_t{0});
-    if (permute) std::shuffle(order.begin(), order.end(), rng);
+    const bool reverse = permute && chance(rng, 0.5);  // Fortran order when nothing else applies
+    if (reverse) std::reverse(order.begin(), order.end());
+    else if (permute) std::shuffle(order.begin(), order.end(), rng);
     index_t next = step ? uniform(rng, 1, 3) : 1;
     for (std::size_t i = rank; i-- > 0;) {
       const std::size_t d = order[i];
@@ -113,8 +115,8 @@ inline Layout random_layout(std::mt19937_64& rng) {
       if (negate && chance(rng, 0.5)) stride = -stride;
       if (broadcast && chance(rng, 0.3)) stride = 0;
     }
-    layout.kind = std::string(permute ? "permuted " : "") + (step ? "stepped " : "") + (negate ? "negative " : "") +
-                  (broadcast ? "broadcast" : "");
+    layout.kind = std::string(reverse ? "reversed" : permute ? "permuted" : "ordered") + (step ? " stepped" : "") +
+                  (negate ? " negative" : "") + (broadcast ? " broadcast" : "");
   }
   for (std::size_t d = 0; d < rank; ++d) {
     const index_t reach = std::max<index_t>(layout.shape[d] - 1, 0) * layout.strides[d];
