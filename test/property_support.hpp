@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -18,7 +19,9 @@
 #include <random>
 #include <span>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "zerotensor/any_tensor.hpp"
@@ -27,10 +30,15 @@ namespace zt_test {
 
 using zt::index_t;
 
-/// `name`'s value when set, else `fallback`.
+/// `name`'s value when set, else `fallback`; a value that is not a number stops the suite.
 inline std::uint64_t env_number(const char* name, std::uint64_t fallback) {
-  const char* text = std::getenv(name);
-  return text != nullptr && *text != '\0' ? std::strtoull(text, nullptr, 10) : fallback;
+  const std::string_view text = std::getenv(name) != nullptr ? std::getenv(name) : "";
+  if (text.empty()) return fallback;
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size())
+    throw std::invalid_argument(std::string(name) + "=" + std::string(text) + " is not a number");
+  return value;
 }
 
 inline std::uint64_t property_seed() { return env_number("ZT_PROPERTY_SEED", 20); }

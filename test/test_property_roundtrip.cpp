@@ -104,7 +104,7 @@ BOOST_AUTO_TEST_CASE(dlpack_exports_import_as_the_same_view) {
       check_same_view(zt::from_dlpack(zt::to_dlpack_legacy(t)), t, true);
     } else {
       BOOST_CHECK_EXCEPTION(static_cast<void>(zt::to_dlpack_legacy(t)), zt::TypeError,
-                            with_message<zt::TypeError>("to_dlpack_legacy"));
+                            with_message<zt::TypeError>("a legacy DLManagedTensor cannot mark memory read-only"));
     }
     drop(source);
     check_elements(versioned, versioned.dtype(), shape, want);
@@ -221,18 +221,18 @@ BOOST_AUTO_TEST_CASE(arrow_exports_import_with_every_element) {
     zt::arrow::Schema schema{};
     if (t.rank() == 0) {
       BOOST_CHECK_EXCEPTION(zt::to_arrow(t, &array, &schema), zt::ValueError,
-                            with_message<zt::ValueError>("a 0-dim tensor"));
+                            with_message<zt::ValueError>("to_arrow: a 0-dim tensor ("));
       return;
     }
     if (!has_arrow_type(t.dtype())) {
       BOOST_CHECK_EXCEPTION(zt::to_arrow(t, &array, &schema), zt::TypeError,
-                            with_message<zt::TypeError>("has no Arrow type"));
+                            with_message<zt::TypeError>("has no Arrow type that shares memory"));
       return;
     }
     const bool contiguous = t.is_contiguous();
     if (!contiguous) {
       BOOST_CHECK_EXCEPTION(zt::to_arrow(t, &array, &schema), zt::ValueError,
-                            with_message<zt::ValueError>("is not contiguous"));
+                            with_message<zt::ValueError>(") is not contiguous; Arrow buffers are"));
     }
     const auto type = chance(rng, 0.5) ? zt::ArrowTensorType::fixed_shape_tensor : zt::ArrowTensorType::fixed_size_list;
     const std::optional<bool> copy = chance(rng, 0.25) ? std::optional(true) : std::nullopt;
@@ -312,7 +312,8 @@ BOOST_AUTO_TEST_CASE(npy_files_load_with_every_element) {
   for_each_case(file_cases, [&](Source& source, std::mt19937_64& rng) {
     const AnyTensor& t = source.tensor;
     if (t.dtype() == zt::bfloat16) {
-      BOOST_CHECK_EXCEPTION(zt::save_npy(path, t), zt::TypeError, with_message<zt::TypeError>("bfloat16"));
+      BOOST_CHECK_EXCEPTION(zt::save_npy(path, t), zt::TypeError, with_message<zt::TypeError>(
+                                "save_npy: NumPy has no bfloat16 dtype; convert with to(zt::float32) first"));
       return;
     }
     zt::save_npy(path, t);
@@ -351,7 +352,7 @@ BOOST_AUTO_TEST_CASE(safetensors_files_load_with_every_element) {
     });
     if (has_complex128) {
       BOOST_CHECK_EXCEPTION(zt::save_safetensors(path, tensors, metadata), zt::TypeError,
-                            with_message<zt::TypeError>("complex128"));
+                            with_message<zt::TypeError>("save_safetensors: safetensors has no complex128 dtype"));
       std::erase_if(tensors, [](const auto& entry) { return entry.second.dtype() == zt::complex128; });
     }
     zt::save_safetensors(path, tensors, metadata);
