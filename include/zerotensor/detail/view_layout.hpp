@@ -259,7 +259,7 @@ inline void expand_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_
   if (offset >= 0 && offset < shape[b]) {
     size = std::min(shape[a], shape[b] - offset);
     first = checked_mul(offset, strides[b]);
-  } else if (offset < 0 && -offset < shape[a]) {
+  } else if (offset < 0 && offset > -shape[a]) {
     size = std::min(shape[a] + offset, shape[b]);
     first = checked_mul(-offset, strides[a]);
   }
