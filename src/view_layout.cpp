@@ -268,10 +268,11 @@ Layout view_layout(Sizes shape, Sizes strides, Sizes sizes) {
   return layout;
 }
 
-DynamicExtents flatten_shape(Sizes shape, index_t start_dim, index_t end_dim) {
+std::optional<DynamicExtents> flatten_shape(Sizes shape, index_t start_dim, index_t end_dim) {
   const std::size_t start = wrap_dim(start_dim, shape.size()), end = wrap_dim(end_dim, shape.size());
   if (start > end) throw ValueError("flatten() has invalid args: start_dim cannot come after end_dim");
   if (shape.empty()) return DynamicExtents{1};
+  if (start == end) return std::nullopt;
   std::vector<index_t> out(shape.begin(), shape.begin() + std::ptrdiff_t(start));
   out.push_back(numel(shape.subspan(start, end - start + 1)));
   out.insert(out.end(), shape.begin() + std::ptrdiff_t(end) + 1, shape.end());

@@ -168,7 +168,9 @@ AnyTensor AnyTensor::reshape(List sizes) const {
 }
 
 AnyTensor AnyTensor::flatten(index_t start_dim, index_t end_dim) const {
-  return reshape(detail::flatten_shape(shape_.span(), start_dim, end_dim).span());
+  if (std::optional<DynamicExtents> shape = detail::flatten_shape(shape_.span(), start_dim, end_dim))
+    return reshape(shape->span());
+  return *this;
 }
 
 AnyTensor AnyTensor::unflatten(index_t dim, List sizes) const {

@@ -132,6 +132,11 @@ BOOST_AUTO_TEST_CASE(view_reshape_flatten_unflatten) {
   BOOST_TEST(shape_of(x.flatten().shape()) == Shape({24}));
   BOOST_TEST(shape_of(x.flatten(1).shape()) == Shape({2, 12}));
   BOOST_TEST(shape_of(x.flatten<2>(0, 1).shape()) == Shape({6, 4}));
+  // flatten(d, d) is the tensor itself, strides of extent-1 dimensions included.
+  const zt::Tensor<float, 2> odd(data.data(), {1, 4}, {7, 1});
+  BOOST_TEST(shape_of(odd.flatten(0, 0).strides()) == Shape({7, 1}));
+  BOOST_TEST(shape_of(zt::AnyTensor(odd).flatten(-1, -1).strides()) == Shape({7, 1}));
+  BOOST_TEST(shape_of(zt::AnyTensor(odd).flatten().shape()) == Shape({4}));
   BOOST_TEST(shape_of(x.unflatten(2, {2, -1}).shape()) == Shape({2, 3, 2, 2}));
   BOOST_TEST(shape_of(x.view_as(v).shape()) == Shape({6, 4}));
   BOOST_TEST(x.contiguous().data() == data.data());

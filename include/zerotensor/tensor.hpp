@@ -448,7 +448,10 @@ class Tensor {
   /// Dimensions start_dim..end_dim as one (reshape: a view when the strides allow it).
   template <std::size_t N = dynamic>
   [[nodiscard]] Tensor<T, N> flatten(index_t start_dim = 0, index_t end_dim = -1) const {
-    return reshape<N>(detail::flatten_shape(shape_, start_dim, end_dim).span());
+    if (std::optional<DynamicExtents> shape = detail::flatten_shape(shape_, start_dim, end_dim))
+      return reshape<N>(shape->span());
+    return from_layout<N>(detail::Layout{DynamicExtents(List(shape_)), DynamicExtents(List(strides_)), 0},
+                          "flatten()");
   }
   /// `dim` split into `sizes` (one -1 inferred).
   template <std::size_t N = dynamic>

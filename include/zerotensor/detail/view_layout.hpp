@@ -315,8 +315,10 @@ void movedim_layout(Sizes shape, Sizes strides, Sizes sources, Sizes destination
 [[nodiscard]] std::optional<DynamicExtents> view_strides(Sizes shape, Sizes strides, Sizes sizes);
 /// view(sizes): the layout, or ValueError with PyTorch's "view size is not compatible" message.
 [[nodiscard]] Layout view_layout(Sizes shape, Sizes strides, Sizes sizes);
-/// The shape that flatten(start_dim, end_dim) and unflatten(dim, sizes) reshape to.
-[[nodiscard]] DynamicExtents flatten_shape(Sizes shape, index_t start_dim, index_t end_dim);
+/// The shape flatten(start_dim, end_dim) reshapes to; nothing when it keeps the tensor as
+/// it is (start_dim == end_dim, as PyTorch, which then returns the tensor itself).
+[[nodiscard]] std::optional<DynamicExtents> flatten_shape(Sizes shape, index_t start_dim, index_t end_dim);
+/// The shape unflatten(dim, sizes) views as.
 [[nodiscard]] DynamicExtents unflatten_shape(Sizes shape, index_t dim, Sizes sizes);
 /// as_strided(size, stride, storage_offset): the layout, checked to lie inside the
 /// elements the source reaches (ValueError naming both ranges otherwise).
