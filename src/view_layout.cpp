@@ -203,11 +203,11 @@ void movedim_layout(Sizes shape, Sizes strides, Sizes sources, Sizes destination
   }
 }
 
-DynamicExtents infer_size(Sizes sizes, index_t numel) {
-  DynamicExtents out(sizes);
+void infer_size(Sizes sizes, index_t numel, SizesOut out) {
   std::optional<std::size_t> inferred;
   index_t product = 1;
   for (std::size_t d = 0; d < sizes.size(); ++d) {
+    out[d] = sizes[d];
     if (sizes[d] == -1) {
       if (inferred) throw ValueError("only one dimension can be inferred");
       inferred = d;
@@ -220,15 +220,18 @@ DynamicExtents infer_size(Sizes sizes, index_t numel) {
   const bool fits = product == numel || (inferred && product > 0 && numel % product == 0);
   if (!fits) throw ValueError(concat("shape '", bracketed(sizes), "' is invalid for input of size ", numel));
   if (inferred) out[*inferred] = numel / product;
-  return out;
 }
 
-std::optional<DynamicExtents> view_strides(Sizes shape, Sizes strides, Sizes sizes) {
-  DynamicExtents out(sizes.size(), 1);
-  if (shape.empty()) return out;
+bool view_strides(Sizes shape, Sizes strides, Sizes sizes, SizesOut out) {
+  if (shape.empty()) {
+    std::fill(out.begin(), out.end(), index_t{1});
+    return true;
+  }
   if (numel(shape) == 0) {
-    if (std::equal(shape.begin(), shape.end(), sizes.begin(), sizes.end())) return DynamicExtents(strides);
-    return contiguous_strides(DynamicExtents(sizes));
+    const bool same = std::equal(shape.begin(), shape.end(), sizes.begin(), sizes.end());
+    const DynamicExtents packed = contiguous_strides(DynamicExtents(sizes));
+    std::copy_n(same ? strides.data() : packed.data(), sizes.size(), out.begin());
+    return true;
   }
   // PyTorch's rule: the source's dimensions split into chunks that are contiguous among
   // themselves; each chunk must be covered exactly by consecutive dimensions of the view.
@@ -245,26 +248,29 @@ std::optional<DynamicExtents> view_strides(Sizes shape, Sizes strides, Sizes siz
       view_numel *= sizes[std::size_t(view_d)];
       --view_d;
     }
-    if (view_numel != tensor_numel) return std::nullopt;
+    if (view_numel != tensor_numel) return false;
     if (tensor_d > 0) {
       chunk_base_stride = strides[std::size_t(tensor_d - 1)];
       tensor_numel = 1;
       view_numel = 1;
     }
   }
-  if (view_d != -1) return std::nullopt;
-  return out;
+  return view_d == -1;
 }
 
-Layout view_layout(Sizes shape, Sizes strides, Sizes sizes) {
-  Layout layout;
-  layout.shape = infer_size(sizes, numel(shape));
-  std::optional<DynamicExtents> view = view_strides(shape, strides, layout.shape.span());
-  if (!view)
+void view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
+  infer_size(sizes, numel(shape), out_shape);
+  if (!view_strides(shape, strides, Sizes(out_shape.data(), out_shape.size()), out_strides))
     throw ValueError(
         "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
         "contiguous subspaces). Use .reshape(...) instead.");
-  layout.strides = std::move(*view);
+}
+
+std::optional<Layout> reshape_layout(Sizes shape, Sizes strides, Sizes sizes) {
+  Layout layout = layout_of_rank(sizes.size());
+  infer_size(sizes, numel(shape), {layout.shape.data(), layout.shape.size()});
+  if (!view_strides(shape, strides, layout.shape.span(), {layout.strides.data(), layout.strides.size()}))
+    return std::nullopt;
   return layout;
 }
 
@@ -290,7 +296,8 @@ DynamicExtents unflatten_shape(Sizes shape, index_t dim, Sizes sizes) {
   if (plain && (overflow || product != size))
     throw ValueError(concat("unflatten: Provided sizes ", bracketed(sizes), " don't multiply up to the size of dim ",
                             d, " (", size, ") in the input tensor"));
-  const DynamicExtents inferred = infer_size(sizes, size);
+  DynamicExtents inferred(sizes.size(), 0);
+  infer_size(sizes, size, {inferred.data(), inferred.size()});
   std::vector<index_t> out(shape.begin(), shape.begin() + std::ptrdiff_t(shape.empty() ? 0 : d));
   out.insert(out.end(), inferred.begin(), inferred.end());
   if (!shape.empty()) out.insert(out.end(), shape.begin() + std::ptrdiff_t(d) + 1, shape.end());

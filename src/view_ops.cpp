@@ -1,6 +1,8 @@
 // AnyTensor's view operations: the layouts of detail/view_layout.hpp, each result built by
 // detail::make_view with this tensor's owner, device and writability.
+#include <array>
 #include <utility>
+#include <vector>
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/detail/view_layout.hpp"
@@ -29,12 +31,22 @@ AnyTensor from_layout(const AnyTensor& tensor, detail::Layout&& layout) {
 }
 
 /// A view of rank `rank` whose layout `write(shape, strides)` writes, returning its first
-/// element in elements from `tensor`'s.
+/// element in elements from `tensor`'s. The layout is written on the stack, as a view
+/// built by hand is, and copied once into the result.
 template <class Write>
 AnyTensor derive(const AnyTensor& tensor, std::size_t rank, Write&& write) {
-  detail::Layout layout{DynamicExtents(rank, 0), DynamicExtents(rank, 0), 0};
-  layout.offset = write(SizesOut(layout.shape.data(), rank), SizesOut(layout.strides.data(), rank));
-  return from_layout(tensor, std::move(layout));
+  std::array<index_t, DynamicExtents::inline_capacity> small_shape, small_strides;
+  std::vector<index_t> large_shape, large_strides;
+  if (rank > small_shape.size()) {
+    large_shape.resize(rank);
+    large_strides.resize(rank);
+  }
+  const SizesOut shape(rank > small_shape.size() ? large_shape.data() : small_shape.data(), rank);
+  const SizesOut strides(rank > small_shape.size() ? large_strides.data() : small_strides.data(), rank);
+  const index_t offset = write(shape, strides);
+  KeepAlive owner = tensor.owner();
+  return detail::make_view(tensor.dtype(), element_address(tensor, offset), shape, strides, std::move(owner),
+                           tensor.device(), tensor.is_writable());
 }
 
 /// The same rank, the same first element.
@@ -157,14 +169,16 @@ AnyTensor AnyTensor::expand(List sizes) const {
 }
 
 AnyTensor AnyTensor::view(List sizes) const {
-  return from_layout(*this, detail::view_layout(shape_.span(), strides_.span(), sizes));
+  return derive(*this, sizes.size(), [&](SizesOut shape, SizesOut strides) {
+    detail::view_layout(shape_.span(), strides_.span(), sizes, shape, strides);
+    return index_t{0};
+  });
 }
 
 AnyTensor AnyTensor::reshape(List sizes) const {
-  DynamicExtents inferred = detail::infer_size(sizes, numel());
-  if (std::optional<DynamicExtents> strides = detail::view_strides(shape_.span(), strides_.span(), inferred.span()))
-    return from_layout(*this, detail::Layout{std::move(inferred), std::move(*strides), 0});
-  return clone().view(inferred.span());
+  if (std::optional<detail::Layout> layout = detail::reshape_layout(shape_.span(), strides_.span(), sizes))
+    return from_layout(*this, std::move(*layout));
+  return clone().view(sizes);
 }
 
 AnyTensor AnyTensor::flatten(index_t start_dim, index_t end_dim) const {

@@ -423,7 +423,10 @@ class Tensor {
   /// it (PyTorch's rule); rank N when named (view<2>(...)).
   template <std::size_t N = dynamic>
   [[nodiscard]] Tensor<T, N> view(List sizes) const {
-    return from_layout<N>(detail::view_layout(shape_, strides_, sizes), "view()");
+    return derive<N>(checked_result_rank<N>("view()", sizes.size()), [&](auto shape, auto strides) {
+      detail::view_layout(shape_, strides_, sizes, shape, strides);
+      return index_t{0};
+    });
   }
   template <std::size_t N = dynamic>
   [[nodiscard]] Tensor<T, N> view(BracedList sizes) const {
@@ -436,10 +439,9 @@ class Tensor {
   /// view(sizes) when the strides allow it, else a contiguous copy (see contiguous()).
   template <std::size_t N = dynamic>
   [[nodiscard]] Tensor<T, N> reshape(List sizes) const {
-    const DynamicExtents inferred = detail::infer_size(sizes, numel());
-    if (std::optional<DynamicExtents> strides = detail::view_strides(shape_, strides_, inferred.span()))
-      return from_layout<N>(detail::Layout{inferred, std::move(*strides), 0}, "reshape()");
-    return contiguous().template view<N>(inferred.span());
+    if (std::optional<detail::Layout> layout = detail::reshape_layout(shape_, strides_, sizes))
+      return from_layout<N>(std::move(*layout), "reshape()");
+    return contiguous().template view<N>(sizes);
   }
   template <std::size_t N = dynamic>
   [[nodiscard]] Tensor<T, N> reshape(BracedList sizes) const {

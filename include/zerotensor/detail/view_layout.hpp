@@ -308,13 +308,17 @@ struct Layout {
 /// movedim(sources, destinations).
 void movedim_layout(Sizes shape, Sizes strides, Sizes sources, Sizes destinations, SizesOut out_shape,
                     SizesOut out_strides);
-/// `sizes` with its one -1 inferred from `numel` (PyTorch's infer_size and its errors).
-[[nodiscard]] DynamicExtents infer_size(Sizes sizes, index_t numel);
-/// The strides viewing `shape`/`strides` as `sizes` needs (PyTorch's rule), or nothing
-/// when no strides can; `sizes` already inferred.
-[[nodiscard]] std::optional<DynamicExtents> view_strides(Sizes shape, Sizes strides, Sizes sizes);
-/// view(sizes): the layout, or ValueError with PyTorch's "view size is not compatible" message.
-[[nodiscard]] Layout view_layout(Sizes shape, Sizes strides, Sizes sizes);
+/// `sizes` with its one -1 inferred from `numel` (PyTorch's infer_size and its errors),
+/// written to `out` (as many entries as `sizes`).
+void infer_size(Sizes sizes, index_t numel, SizesOut out);
+/// Writes the strides viewing `shape`/`strides` as `sizes` needs (PyTorch's rule), or
+/// returns false when no strides can; `sizes` already inferred.
+[[nodiscard]] bool view_strides(Sizes shape, Sizes strides, Sizes sizes, SizesOut out);
+/// view(sizes), whose rank is sizes.size(); ValueError with PyTorch's "view size is not
+/// compatible" message when the strides do not allow it.
+void view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides);
+/// reshape(sizes)'s layout when it is a view; nothing when it needs a copy.
+[[nodiscard]] std::optional<Layout> reshape_layout(Sizes shape, Sizes strides, Sizes sizes);
 /// The shape flatten(start_dim, end_dim) reshapes to; nothing when it keeps the tensor as
 /// it is (start_dim == end_dim, as PyTorch, which then returns the tensor itself).
 [[nodiscard]] std::optional<DynamicExtents> flatten_shape(Sizes shape, index_t start_dim, index_t end_dim);
