@@ -15,6 +15,10 @@
 #include "zerotensor/zerotensor.hpp"
 #include "file_test_support.hpp"
 
+// Declared only, outside the anonymous namespace: the static_assert checks name them in decltype.
+const zt::Tensor<const float, 3>& rank_3();
+const zt::Tensor<const float>& dynamic_rank();
+
 namespace {
 
 using zt::index_t;
@@ -28,10 +32,6 @@ auto exactly(std::string text) {
     return e.what() == text;
   };
 }
-
-// Declared only: the static_assert checks name them in decltype.
-const zt::Tensor<const float, 3>& rank_3();
-const zt::Tensor<const float>& dynamic_rank();
 
 Shape shape_of(std::span<const index_t> extents) { return {extents.begin(), extents.end()}; }
 
@@ -299,6 +299,7 @@ BOOST_AUTO_TEST_CASE(errors_have_pytorch_wording_and_kinds) {
   BOOST_CHECK_EXCEPTION((void)x.select(0, 5), zt::IndexError,
                         exactly<zt::IndexError>("select(): index 5 out of range for tensor of size [3, 4] at "
                                                 "dimension 0"));
+  BOOST_CHECK_THROW((void)x.select(1, -5), zt::ValueError);  // an IndexError is a ValueError
   BOOST_CHECK_EXCEPTION((void)scalar.select(0, 0), zt::IndexError,
                         exactly<zt::IndexError>("select() cannot be applied to a 0-dim tensor."));
   BOOST_CHECK_EXCEPTION((void)x.slice(0, 0, 2, 0), zt::ValueError,
