@@ -57,8 +57,6 @@ Layout squeeze_where(Sizes shape, Sizes strides, const std::vector<bool>& drop) 
   return layout;
 }
 
-[[noreturn]] void throw_dtype_view(const std::string& what) { throw ValueError(what); }
-
 }  // namespace
 
 void throw_dim_out_of_range(index_t dim, index_t low, index_t high) {
@@ -304,8 +302,8 @@ DynamicExtents unflatten_shape(Sizes shape, index_t dim, Sizes sizes) {
   return DynamicExtents(Sizes(out));
 }
 
-Layout as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_strides,
-                         std::optional<index_t> storage_offset) {
+index_t as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_strides,
+                          std::optional<index_t> storage_offset, SizesOut out_shape, SizesOut out_strides) {
   if (sizes.size() != new_strides.size()) throw ValueError("mismatch in length of strides and shape");
   for (index_t size : sizes) {
     if (size < 0)
@@ -335,57 +333,59 @@ Layout as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_stri
     throw ValueError(concat("as_strided: the view reaches elements [", offset, ", ", result_empty ? offset : result_high,
                             "] from the tensor's first element, outside the elements [", low, ", ", high,
                             "] the tensor reaches"));
-  return Layout{DynamicExtents(sizes), DynamicExtents(new_strides), offset};
+  std::copy(sizes.begin(), sizes.end(), out_shape.begin());
+  std::copy(new_strides.begin(), new_strides.end(), out_strides.begin());
+  return offset;
 }
 
-Layout view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, const void* address) {
-  Layout layout{DynamicExtents(shape), DynamicExtents(strides), 0};
+void view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, const void* address, SizesOut out_shape,
+                       SizesOut out_strides) {
   if (to == DType::Bool && from != DType::Bool)
     throw TypeError(concat("view(bool): ", from,
                            " bytes other than 0 and 1 are no valid bool; view a bool tensor, or convert with to()"));
+  copy_layout(shape, strides, out_shape, out_strides);
   const index_t old_size = index_t(itemsize(from)), new_size = index_t(itemsize(to));
-  if (old_size == new_size) return layout;
-  const std::string what = concat(" to view ", from, " as ", to, " (different element sizes)");
-  if (shape.empty()) throw_dtype_view(concat("self.dim() cannot be 0", what));
+  if (old_size == new_size) return;
+  const auto refuse = [&](const std::string& rule, const auto&... found) {
+    throw ValueError(concat(rule, " to view ", from, " as ", to, " (different element sizes)", found...));
+  };
+  if (shape.empty()) refuse("self.dim() cannot be 0");
   const std::size_t last = shape.size() - 1;
-  if (strides[last] != 1)
-    throw_dtype_view(concat("self.stride(-1) must be 1", what, ", but got ", strides[last]));
+  if (strides[last] != 1) refuse("self.stride(-1) must be 1", ", but got ", strides[last]);
   if (old_size > new_size) {
     const index_t ratio = old_size / new_size;
-    for (std::size_t d = 0; d < last; ++d) layout.strides[d] = checked_mul(strides[d], ratio);
-    layout.shape[last] = checked_mul(shape[last], ratio);
-    (void)checked_numel(layout.shape.span(), std::size_t(new_size), "view(dtype)");
-    return layout;
+    for (std::size_t d = 0; d < last; ++d) out_strides[d] = checked_mul(strides[d], ratio);
+    out_shape[last] = checked_mul(shape[last], ratio);
+    (void)checked_numel(Sizes(out_shape.data(), out_shape.size()), std::size_t(new_size), "view(dtype)");
+    return;
   }
   const index_t ratio = new_size / old_size;
   if (shape[last] % ratio != 0)
-    throw_dtype_view(concat("self.size(-1) must be divisible by ", ratio, what, ", but got ", shape[last]));
+    refuse(concat("self.size(-1) must be divisible by ", ratio), ", but got ", shape[last]);
   for (std::size_t d = 0; d < last; ++d) {
     if (strides[d] % ratio != 0)
-      throw_dtype_view(concat("self.stride(", d, ") must be divisible by ", ratio, what, ", but got ", strides[d]));
-    layout.strides[d] = strides[d] / ratio;
+      refuse(concat("self.stride(", d, ") must be divisible by ", ratio), ", but got ", strides[d]);
+    out_strides[d] = strides[d] / ratio;
   }
   // zerotensor has no storage offset: the address stands for it, as a typed view needs.
   if (reinterpret_cast<std::uintptr_t>(address) % alignment(to) != 0)
-    throw_dtype_view(concat("the data address ", address, " must be aligned to ", alignment(to), " bytes", what));
-  layout.shape[last] = shape[last] / ratio;
-  return layout;
+    refuse(concat("the data address ", address, " must be aligned to ", alignment(to), " bytes"));
+  out_shape[last] = shape[last] / ratio;
 }
 
-Layout view_as_real_layout(Sizes shape, Sizes strides, DType from) {
+void view_as_real_layout(Sizes shape, Sizes strides, DType from, SizesOut out_shape, SizesOut out_strides) {
   if (from != DType::Complex64 && from != DType::Complex128)
     throw TypeError(concat("view_as_real is only supported for complex tensors, but got a tensor of dtype ", from));
-  Layout layout = layout_of_rank(shape.size() + 1);
   for (std::size_t d = 0; d < shape.size(); ++d) {
-    layout.shape[d] = shape[d];
-    layout.strides[d] = checked_mul(strides[d], 2);
+    out_shape[d] = shape[d];
+    out_strides[d] = checked_mul(strides[d], 2);
   }
-  layout.shape[shape.size()] = 2;
-  layout.strides[shape.size()] = 1;
-  return layout;
+  out_shape[shape.size()] = 2;
+  out_strides[shape.size()] = 1;
 }
 
-Layout view_as_complex_layout(Sizes shape, Sizes strides, DType from, const void* address) {
+void view_as_complex_layout(Sizes shape, Sizes strides, DType from, const void* address, SizesOut out_shape,
+                            SizesOut out_strides) {
   if (from != DType::Float32 && from != DType::Float64)
     throw TypeError(concat("view_as_complex is only supported for float and double tensors, but got a tensor of "
                            "dtype ",
@@ -394,17 +394,15 @@ Layout view_as_complex_layout(Sizes shape, Sizes strides, DType from, const void
   const std::size_t last = shape.size() - 1;
   if (shape[last] != 2) throw ValueError("Tensor must have a last dimension of size 2");
   if (strides[last] != 1) throw ValueError("Tensor must have a last dimension with stride 1");
-  Layout layout = layout_of_rank(last);
   for (std::size_t d = 0; d < last; ++d) {
     if (strides[d] % 2 != 0) throw ValueError("Tensor must have a stride divisible by 2 for all but last dimension");
-    layout.shape[d] = shape[d];
-    layout.strides[d] = strides[d] / 2;
+    out_shape[d] = shape[d];
+    out_strides[d] = strides[d] / 2;
   }
   const DType to = from == DType::Float32 ? DType::Complex64 : DType::Complex128;
   if (reinterpret_cast<std::uintptr_t>(address) % alignment(to) != 0)
     throw ValueError(concat("view_as_complex: the data address ", address, " must be aligned to ", alignment(to),
                             " bytes for ", to));
-  return layout;
 }
 
 namespace {

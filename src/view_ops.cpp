@@ -20,21 +20,18 @@ void* element_address(const AnyTensor& tensor, index_t offset) {
   return const_cast<char*>(static_cast<const char*>(tensor.data_ptr())) + bytes;
 }
 
-/// A view of `tensor`'s memory with the layout of `layout`, as `dtype`.
-AnyTensor from_layout(const AnyTensor& tensor, detail::Layout&& layout, DType dtype) {
-  KeepAlive owner = tensor.owner();
-  return detail::make_view(dtype, element_address(tensor, layout.offset), layout.shape.span(), layout.strides.span(),
-                           std::move(owner), tensor.device(), tensor.is_writable());
-}
+/// A view of `tensor`'s memory with the layout of `layout`.
 AnyTensor from_layout(const AnyTensor& tensor, detail::Layout&& layout) {
-  return from_layout(tensor, std::move(layout), tensor.dtype());
+  KeepAlive owner = tensor.owner();
+  return detail::make_view(tensor.dtype(), element_address(tensor, layout.offset), layout.shape.span(),
+                           layout.strides.span(), std::move(owner), tensor.device(), tensor.is_writable());
 }
 
-/// A view of rank `rank` whose layout `write(shape, strides)` writes, returning its first
-/// element in elements from `tensor`'s. The layout is written on the stack, as a view
-/// built by hand is, and copied once into the result.
+/// A view of rank `rank` and dtype `dtype` whose layout `write(shape, strides)` writes,
+/// returning its first element in elements from `tensor`'s. The layout is written on the
+/// stack, as a view built by hand is, and copied once into the result.
 template <class Write>
-AnyTensor derive(const AnyTensor& tensor, std::size_t rank, Write&& write) {
+AnyTensor derive(const AnyTensor& tensor, std::size_t rank, Write&& write, DType dtype) {
   std::array<index_t, DynamicExtents::inline_capacity> small_shape, small_strides;
   std::vector<index_t> large_shape, large_strides;
   if (rank > small_shape.size()) {
@@ -45,8 +42,12 @@ AnyTensor derive(const AnyTensor& tensor, std::size_t rank, Write&& write) {
   const SizesOut strides(rank > small_shape.size() ? large_strides.data() : small_strides.data(), rank);
   const index_t offset = write(shape, strides);
   KeepAlive owner = tensor.owner();
-  return detail::make_view(tensor.dtype(), element_address(tensor, offset), shape, strides, std::move(owner),
-                           tensor.device(), tensor.is_writable());
+  return detail::make_view(dtype, element_address(tensor, offset), shape, strides, std::move(owner), tensor.device(),
+                           tensor.is_writable());
+}
+template <class Write>
+AnyTensor derive(const AnyTensor& tensor, std::size_t rank, Write&& write) {
+  return derive(tensor, rank, std::forward<Write>(write), tensor.dtype());
 }
 
 /// The same rank, the same first element.
@@ -206,7 +207,9 @@ AnyTensor AnyTensor::unfold(index_t dim, index_t size, index_t step) const {
 }
 
 AnyTensor AnyTensor::as_strided(List size, List stride, std::optional<index_t> storage_offset) const {
-  return from_layout(*this, detail::as_strided_layout(shape_.span(), strides_.span(), size, stride, storage_offset));
+  return derive(*this, size.size(), [&](SizesOut shape, SizesOut strides) {
+    return detail::as_strided_layout(shape_.span(), strides_.span(), size, stride, storage_offset, shape, strides);
+  });
 }
 
 std::vector<AnyTensor> AnyTensor::chunk(index_t chunks, index_t dim) const {
@@ -238,17 +241,29 @@ std::vector<AnyTensor> AnyTensor::unbind(index_t dim) const {
 }
 
 AnyTensor AnyTensor::view(DType dtype) const {
-  return from_layout(*this, detail::view_dtype_layout(shape_.span(), strides_.span(), dtype_, dtype, data_), dtype);
+  const auto write = [&](SizesOut shape, SizesOut strides) {
+    detail::view_dtype_layout(shape_.span(), strides_.span(), dtype_, dtype, data_, shape, strides);
+    return index_t{0};
+  };
+  return derive(*this, rank(), write, dtype);
 }
 
 AnyTensor AnyTensor::view_as_real() const {
   const DType part = dtype_ == complex128 ? float64 : float32;
-  return from_layout(*this, detail::view_as_real_layout(shape_.span(), strides_.span(), dtype_), part);
+  const auto write = [&](SizesOut shape, SizesOut strides) {
+    detail::view_as_real_layout(shape_.span(), strides_.span(), dtype_, shape, strides);
+    return index_t{0};
+  };
+  return derive(*this, rank() + 1, write, part);
 }
 
 AnyTensor AnyTensor::view_as_complex() const {
   const DType whole = dtype_ == float64 ? complex128 : complex64;
-  return from_layout(*this, detail::view_as_complex_layout(shape_.span(), strides_.span(), dtype_, data_), whole);
+  const auto write = [&](SizesOut shape, SizesOut strides) {
+    detail::view_as_complex_layout(shape_.span(), strides_.span(), dtype_, data_, shape, strides);
+    return index_t{0};
+  };
+  return derive(*this, rank() == 0 ? 0 : rank() - 1, write, whole);
 }
 
 }  // namespace zt

@@ -485,7 +485,9 @@ class Tensor {
   /// this tensor's first element, not from a storage's start. Non-negative strides.
   template <std::size_t N = dynamic>
   [[nodiscard]] Tensor<T, N> as_strided(List size, List stride, std::optional<index_t> storage_offset = {}) const {
-    return from_layout<N>(detail::as_strided_layout(shape_, strides_, size, stride, storage_offset), "as_strided()");
+    return derive<N>(checked_result_rank<N>("as_strided()", size.size()), [&](auto shape, auto strides) {
+      return detail::as_strided_layout(shape_, strides_, size, stride, storage_offset, shape, strides);
+    });
   }
   template <std::size_t N = dynamic>
   [[nodiscard]] Tensor<T, N> as_strided(BracedList size, BracedList stride,
@@ -530,16 +532,20 @@ class Tensor {
   [[nodiscard]] Tensor<detail::same_constness_t<T, U>, Rank> view() const {
     static_assert(Element<U>, "zt::Tensor::view<U>(): U must be one of the 15 element types.");
     using Result = detail::same_constness_t<T, U>;
-    return from_layout<Rank, Result>(
-        detail::view_dtype_layout(shape_, strides_, dtype(), dtype_of<Result>, data_), "view(dtype)");
+    return derive<Rank, Result>(rank(), [&](auto shape, auto strides) {
+      detail::view_dtype_layout(shape_, strides_, dtype(), dtype_of<Result>, data_, shape, strides);
+      return index_t{0};
+    });
   }
   /// A complex tensor's real and imaginary parts as a last dimension of extent 2.
   [[nodiscard]] auto view_as_real() const {
     static_assert(detail::is_complex_element<value_type>,
                   "zt::Tensor::view_as_real(): needs a complex element type.");
     using Result = detail::same_constness_t<T, typename detail::real_part<value_type>::type>;
-    return from_layout<detail::rank_plus(Rank, 1), Result>(detail::view_as_real_layout(shape_, strides_, dtype()),
-                                                            "view_as_real()");
+    return derive<detail::rank_plus(Rank, 1), Result>(rank() + 1, [&](auto shape, auto strides) {
+      detail::view_as_real_layout(shape_, strides_, dtype(), shape, strides);
+      return index_t{0};
+    });
   }
   /// A float or double tensor whose last dimension has extent 2 as complex numbers.
   [[nodiscard]] auto view_as_complex() const {
@@ -547,8 +553,10 @@ class Tensor {
                   "zt::Tensor::view_as_complex(): needs float or double elements.");
     static_assert(Rank != 0, "zt::Tensor::view_as_complex(): needs a last dimension of extent 2.");
     using Result = detail::same_constness_t<T, std::complex<value_type>>;
-    return from_layout<detail::rank_minus(Rank, 1), Result>(
-        detail::view_as_complex_layout(shape_, strides_, dtype(), data_), "view_as_complex()");
+    return derive<detail::rank_minus(Rank, 1), Result>(rank() == 0 ? 0 : rank() - 1, [&](auto shape, auto strides) {
+      detail::view_as_complex_layout(shape_, strides_, dtype(), data_, shape, strides);
+      return index_t{0};
+    });
   }
 
   /// This tensor (same memory and owner) when C-contiguous, else a contiguous copy in
@@ -563,13 +571,13 @@ class Tensor {
  private:
   // The views' builders: each result goes through the view constructor.
 
-  /// A view of rank R (`rank` at run time) whose layout `layout(shape, strides)` writes,
-  /// returning its first element in elements from this one's.
-  template <std::size_t R, class Layout>
-  [[nodiscard]] Tensor<T, R> derive(std::size_t rank, Layout&& layout) const {
+  /// A view of rank R (`rank` at run time) and element type U whose layout
+  /// `layout(shape, strides)` writes, returning its first element in elements from this one's.
+  template <std::size_t R, class U = T, class Layout>
+  [[nodiscard]] Tensor<U, R> derive(std::size_t rank, Layout&& layout) const {
     Extents<R> shape = detail::extents_of_rank<R>(rank), strides = detail::extents_of_rank<R>(rank);
     const index_t offset = layout(detail::SizesOut(shape.data(), rank), detail::SizesOut(strides.data(), rank));
-    return Tensor<T, R>(data_ + offset, std::move(shape), std::move(strides), owner_, device_);
+    return Tensor<U, R>(reinterpret_cast<U*>(data_ + offset), std::move(shape), std::move(strides), owner_, device_);
   }
   template <class Layout>
   [[nodiscard]] Tensor same_rank(Layout&& layout) const {
@@ -579,15 +587,14 @@ class Tensor {
     });
   }
   /// A view of a layout built whole, of rank N (ValueError naming `operation` when the
-  /// layout's rank differs from a static N), with element type U.
-  template <std::size_t N = dynamic, class U = T>
-  [[nodiscard]] Tensor<U, N> from_layout(detail::Layout&& layout, const char* operation) const {
+  /// layout's rank differs from a static N).
+  template <std::size_t N = dynamic>
+  [[nodiscard]] Tensor<T, N> from_layout(detail::Layout&& layout, const char* operation) const {
     (void)checked_result_rank<N>(operation, layout.shape.size());
-    U* data = reinterpret_cast<U*>(data_ + layout.offset);
     if constexpr (N == dynamic) {
-      return Tensor<U, N>(data, std::move(layout.shape), std::move(layout.strides), owner_, device_);
+      return Tensor<T, N>(data_ + layout.offset, std::move(layout.shape), std::move(layout.strides), owner_, device_);
     } else {
-      return Tensor<U, N>(data, detail::to_extents<Extents<N>>(layout.shape.span()),
+      return Tensor<T, N>(data_ + layout.offset, detail::to_extents<Extents<N>>(layout.shape.span()),
                           detail::to_extents<Extents<N>>(layout.strides.span()), owner_, device_);
     }
   }

@@ -324,15 +324,19 @@ void view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, Si
 [[nodiscard]] std::optional<DynamicExtents> flatten_shape(Sizes shape, index_t start_dim, index_t end_dim);
 /// The shape unflatten(dim, sizes) views as.
 [[nodiscard]] DynamicExtents unflatten_shape(Sizes shape, index_t dim, Sizes sizes);
-/// as_strided(size, stride, storage_offset): the layout, checked to lie inside the
-/// elements the source reaches (ValueError naming both ranges otherwise).
-[[nodiscard]] Layout as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_strides,
-                                       std::optional<index_t> storage_offset);
-/// view(dtype) with PyTorch's rules, from a source of dtype `from` at `address`.
-[[nodiscard]] Layout view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, const void* address);
-/// view_as_real() of a complex source; view_as_complex() of a float32/float64 source.
-[[nodiscard]] Layout view_as_real_layout(Sizes shape, Sizes strides, DType from);
-[[nodiscard]] Layout view_as_complex_layout(Sizes shape, Sizes strides, DType from, const void* address);
+/// as_strided(size, stride, storage_offset), of rank size.size(), checked to lie inside
+/// the elements the source reaches (ValueError naming both ranges otherwise).
+[[nodiscard]] index_t as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_strides,
+                                        std::optional<index_t> storage_offset, SizesOut out_shape,
+                                        SizesOut out_strides);
+/// view(dtype) with PyTorch's rules (same rank), from a source of dtype `from` at `address`.
+void view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, const void* address, SizesOut out_shape,
+                       SizesOut out_strides);
+/// view_as_real() of a complex source (rank + 1); view_as_complex() of a float32/float64
+/// source (rank - 1).
+void view_as_real_layout(Sizes shape, Sizes strides, DType from, SizesOut out_shape, SizesOut out_strides);
+void view_as_complex_layout(Sizes shape, Sizes strides, DType from, const void* address, SizesOut out_shape,
+                            SizesOut out_strides);
 
 /// One piece of a split along `dim`: where it starts and its extent there.
 struct Piece {
