@@ -32,14 +32,10 @@ AnyTensor from_layout(const AnyTensor& tensor, detail::Layout&& layout) {
 /// stack, as a view built by hand is, and copied once into the result.
 template <class Write>
 AnyTensor derive(const AnyTensor& tensor, std::size_t rank, Write&& write, DType dtype) {
-  std::array<index_t, DynamicExtents::inline_capacity> small_shape, small_strides;
-  std::vector<index_t> large_shape, large_strides;
-  if (rank > small_shape.size()) {
-    large_shape.resize(rank);
-    large_strides.resize(rank);
-  }
-  const SizesOut shape(rank > small_shape.size() ? large_shape.data() : small_shape.data(), rank);
-  const SizesOut strides(rank > small_shape.size() ? large_strides.data() : small_strides.data(), rank);
+  std::array<index_t, 2 * DynamicExtents::inline_capacity> small;
+  std::vector<index_t> large(2 * rank > small.size() ? 2 * rank : 0);
+  index_t* const buffer = large.empty() ? small.data() : large.data();
+  const SizesOut shape(buffer, rank), strides(buffer + rank, rank);
   const index_t offset = write(shape, strides);
   KeepAlive owner = tensor.owner();
   return detail::make_view(dtype, element_address(tensor, offset), shape, strides, std::move(owner), tensor.device(),
