@@ -450,3 +450,17 @@ BOOST_AUTO_TEST_CASE(huge_strides_and_sizes_are_refused) {
   const zt::Tensor<double, 1> far(reinterpret_cast<double*>(data.data()), {2}, {huge});
   BOOST_CHECK_THROW((void)zt::AnyTensor(far).select(0, 1), zt::ValueError);
 }
+
+BOOST_AUTO_TEST_CASE(views_of_views_feed_eigen) {
+  std::vector<float> data;
+  const auto x = cube(data);
+  const zt::Tensor<float, 2> rows = x.select(0, 1).narrow(0, 1, 2);  // [[16..19], [20..23]]
+  const Eigen::VectorXf ones = Eigen::VectorXf::Ones(4);
+  const Eigen::VectorXf y = rows.row_major_matrix() * ones;
+  BOOST_TEST(y(0) == 70.0f);
+  BOOST_TEST(y(1) == 86.0f);
+  BOOST_TEST(x.select(0, 0).select(0, 2).vector().sum() == 38.0f);
+  // matrix()'s layout choice sees the transposed strides: columns of unit stride.
+  BOOST_TEST(rows.t().column_major_matrix()(0, 1) == 20.0f);
+  BOOST_TEST(std::visit([](const auto& m) { return m(3, 1); }, rows.t().matrix()) == 23.0f);
+}
