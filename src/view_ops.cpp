@@ -1,0 +1,265 @@
+// AnyTensor's view operations: the layouts of detail/view_layout.hpp, each result built by
+// detail::make_view with this tensor's owner, device and writability.
+#include <array>
+#include <utility>
+#include <vector>
+
+#include "zerotensor/any_tensor.hpp"
+#include "zerotensor/detail/view_layout.hpp"
+
+namespace zt {
+
+namespace {
+
+using detail::Sizes;
+using detail::SizesOut;
+
+/// `tensor`'s memory `offset` elements on, as a byte address (overflow-checked).
+void* element_address(const AnyTensor& tensor, index_t offset) {
+  const index_t bytes = detail::checked_mul(offset, index_t(tensor.itemsize()));
+  return const_cast<char*>(static_cast<const char*>(tensor.data_ptr())) + bytes;
+}
+
+/// A view of `tensor`'s memory with the layout of `layout`.
+AnyTensor from_layout(const AnyTensor& tensor, detail::Layout&& layout) {
+  KeepAlive owner = tensor.owner();
+  return detail::make_view(tensor.dtype(), element_address(tensor, layout.offset), layout.shape.span(),
+                           layout.strides.span(), std::move(owner), tensor.device(), tensor.is_writable());
+}
+
+/// A view of rank `rank` and dtype `dtype` whose layout `write(shape, strides)` writes,
+/// returning its first element in elements from `tensor`'s. The layout is written on the
+/// stack, as a view built by hand is, and copied once into the result.
+template <class Write>
+AnyTensor derive(const AnyTensor& tensor, std::size_t rank, Write&& write, DType dtype) {
+  std::array<index_t, 2 * DynamicExtents::inline_capacity> small;
+  std::vector<index_t> large(2 * rank > small.size() ? 2 * rank : 0);
+  index_t* const buffer = large.empty() ? small.data() : large.data();
+  const SizesOut shape(buffer, rank), strides(buffer + rank, rank);
+  const index_t offset = write(shape, strides);
+  KeepAlive owner = tensor.owner();
+  return detail::make_view(dtype, element_address(tensor, offset), shape, strides, std::move(owner), tensor.device(),
+                           tensor.is_writable());
+}
+template <class Write>
+AnyTensor derive(const AnyTensor& tensor, std::size_t rank, Write&& write) {
+  return derive(tensor, rank, std::forward<Write>(write), tensor.dtype());
+}
+
+/// The same rank, the same first element.
+template <class Write>
+AnyTensor same_rank(const AnyTensor& tensor, Write&& write) {
+  return derive(tensor, tensor.rank(), [&](SizesOut shape, SizesOut strides) {
+    write(shape, strides);
+    return index_t{0};
+  });
+}
+
+std::vector<AnyTensor> narrow_pieces(const AnyTensor& tensor, const detail::Pieces& split) {
+  std::vector<AnyTensor> out;
+  out.reserve(split.pieces.size());
+  for (const detail::Piece& piece : split.pieces) out.push_back(tensor.narrow(index_t(split.dim), piece.start, piece.length));
+  return out;
+}
+
+}  // namespace
+
+namespace detail {
+
+ContiguousCopy contiguous_copy(DType dtype, const void* data, Sizes shape, Sizes strides, const KeepAlive& owner,
+                               Device device) {
+  KeepAlive source_owner = owner;
+  const AnyTensor copy =
+      make_view(dtype, const_cast<void*>(data), shape, strides, std::move(source_owner), device, false).clone();
+  return ContiguousCopy{const_cast<void*>(copy.data_ptr()), copy.owner(), copy.device()};
+}
+
+}  // namespace detail
+
+AnyTensor AnyTensor::narrow(index_t dim, index_t start, index_t length) const {
+  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
+    return detail::narrow_layout(shape_.span(), strides_.span(), dim, start, length, shape, strides);
+  });
+}
+
+AnyTensor AnyTensor::slice(index_t dim, std::optional<index_t> start, std::optional<index_t> end, index_t step) const {
+  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
+    return detail::slice_layout(shape_.span(), strides_.span(), dim, start, end, step, shape, strides);
+  });
+}
+
+AnyTensor AnyTensor::select(index_t dim, index_t index) const {
+  // A rank-0 tensor gets select_layout's error before the result's rank is needed.
+  return derive(*this, rank() == 0 ? 0 : rank() - 1, [&](SizesOut shape, SizesOut strides) {
+    return detail::select_layout(shape_.span(), strides_.span(), dim, index, shape, strides);
+  });
+}
+
+AnyTensor AnyTensor::transpose(index_t dim0, index_t dim1) const {
+  return same_rank(*this, [&](SizesOut shape, SizesOut strides) {
+    detail::transpose_layout(shape_.span(), strides_.span(), dim0, dim1, shape, strides);
+  });
+}
+
+AnyTensor AnyTensor::permute(List dims) const {
+  return same_rank(*this, [&](SizesOut shape, SizesOut strides) {
+    detail::permute_layout(shape_.span(), strides_.span(), dims, shape, strides);
+  });
+}
+
+AnyTensor AnyTensor::movedim(index_t source, index_t destination) const {
+  return same_rank(*this, [&](SizesOut shape, SizesOut strides) {
+    detail::movedim_layout(shape_.span(), strides_.span(), source, destination, shape, strides);
+  });
+}
+
+AnyTensor AnyTensor::movedim(List sources, List destinations) const {
+  return same_rank(*this, [&](SizesOut shape, SizesOut strides) {
+    detail::movedim_layout(shape_.span(), strides_.span(), sources, destinations, shape, strides);
+  });
+}
+
+AnyTensor AnyTensor::t() const {
+  return same_rank(*this, [&](SizesOut shape, SizesOut strides) {
+    detail::t_layout(shape_.span(), strides_.span(), shape, strides);
+  });
+}
+
+AnyTensor AnyTensor::mT() const {
+  return same_rank(*this, [&](SizesOut shape, SizesOut strides) {
+    detail::matrix_transpose_layout("mT", shape_.span(), strides_.span(), shape, strides);
+  });
+}
+
+AnyTensor AnyTensor::mH() const {
+  if (is_complex(dtype_)) detail::throw_conjugate_view("mH", dtype_);
+  return same_rank(*this, [&](SizesOut shape, SizesOut strides) {
+    detail::matrix_transpose_layout("mH", shape_.span(), strides_.span(), shape, strides);
+  });
+}
+
+AnyTensor AnyTensor::adjoint() const {
+  if (is_complex(dtype_)) detail::throw_conjugate_view("adjoint()", dtype_);
+  return same_rank(*this, [&](SizesOut shape, SizesOut strides) {
+    detail::matrix_transpose_layout("adjoint()", shape_.span(), strides_.span(), shape, strides);
+  });
+}
+
+AnyTensor AnyTensor::squeeze() const { return from_layout(*this, detail::squeeze_layout(shape_.span(), strides_.span())); }
+
+AnyTensor AnyTensor::squeeze(List dims) const {
+  return from_layout(*this, detail::squeeze_layout(shape_.span(), strides_.span(), dims));
+}
+
+AnyTensor AnyTensor::unsqueeze(index_t dim) const {
+  return derive(*this, rank() + 1, [&](SizesOut shape, SizesOut strides) {
+    detail::unsqueeze_layout(shape_.span(), strides_.span(), dim, shape, strides);
+    return index_t{0};
+  });
+}
+
+AnyTensor AnyTensor::expand(List sizes) const {
+  return derive(*this, sizes.size(), [&](SizesOut shape, SizesOut strides) {
+    detail::expand_layout(shape_.span(), strides_.span(), sizes, shape, strides);
+    return index_t{0};
+  });
+}
+
+AnyTensor AnyTensor::view(List sizes) const {
+  return derive(*this, sizes.size(), [&](SizesOut shape, SizesOut strides) {
+    detail::view_layout(shape_.span(), strides_.span(), sizes, shape, strides);
+    return index_t{0};
+  });
+}
+
+AnyTensor AnyTensor::reshape(List sizes) const {
+  if (std::optional<detail::Layout> layout = detail::reshape_layout(shape_.span(), strides_.span(), sizes))
+    return from_layout(*this, std::move(*layout));
+  return clone().view(sizes);
+}
+
+AnyTensor AnyTensor::flatten(index_t start_dim, index_t end_dim) const {
+  if (std::optional<DynamicExtents> shape = detail::flatten_shape(shape_.span(), start_dim, end_dim))
+    return reshape(shape->span());
+  return *this;
+}
+
+AnyTensor AnyTensor::unflatten(index_t dim, List sizes) const {
+  return view(detail::unflatten_shape(shape_.span(), dim, sizes).span());
+}
+
+AnyTensor AnyTensor::diagonal(index_t offset, index_t dim1, index_t dim2) const {
+  // Ranks below 2 get diagonal_layout's error before the result's rank is needed.
+  return derive(*this, rank() < 2 ? 0 : rank() - 1, [&](SizesOut shape, SizesOut strides) {
+    return detail::diagonal_layout(shape_.span(), strides_.span(), offset, dim1, dim2, shape, strides);
+  });
+}
+
+AnyTensor AnyTensor::unfold(index_t dim, index_t size, index_t step) const {
+  return derive(*this, rank() + 1, [&](SizesOut shape, SizesOut strides) {
+    detail::unfold_layout(shape_.span(), strides_.span(), dim, size, step, shape, strides);
+    return index_t{0};
+  });
+}
+
+AnyTensor AnyTensor::as_strided(List size, List stride, std::optional<index_t> storage_offset) const {
+  return derive(*this, size.size(), [&](SizesOut shape, SizesOut strides) {
+    return detail::as_strided_layout(shape_.span(), strides_.span(), size, stride, storage_offset, shape, strides);
+  });
+}
+
+std::vector<AnyTensor> AnyTensor::chunk(index_t chunks, index_t dim) const {
+  return narrow_pieces(*this, detail::chunk_pieces(shape_.span(), chunks, dim));
+}
+
+std::vector<AnyTensor> AnyTensor::split(index_t split_size, index_t dim) const {
+  return narrow_pieces(*this, detail::split_pieces(shape_.span(), split_size, dim));
+}
+
+std::vector<AnyTensor> AnyTensor::split(List split_sizes, index_t dim) const {
+  return narrow_pieces(*this, detail::split_pieces(shape_.span(), split_sizes, dim));
+}
+
+std::vector<AnyTensor> AnyTensor::tensor_split(index_t sections, index_t dim) const {
+  return narrow_pieces(*this, detail::tensor_split_pieces(shape_.span(), sections, dim));
+}
+
+std::vector<AnyTensor> AnyTensor::tensor_split(List indices, index_t dim) const {
+  return narrow_pieces(*this, detail::tensor_split_pieces(shape_.span(), indices, dim));
+}
+
+std::vector<AnyTensor> AnyTensor::unbind(index_t dim) const {
+  const std::size_t d = detail::unbind_dim(shape_.span(), dim);
+  std::vector<AnyTensor> out;
+  out.reserve(std::size_t(shape_[d]));
+  for (index_t i = 0; i < shape_[d]; ++i) out.push_back(select(index_t(d), i));
+  return out;
+}
+
+AnyTensor AnyTensor::view(DType dtype) const {
+  const auto write = [&](SizesOut shape, SizesOut strides) {
+    detail::view_dtype_layout(shape_.span(), strides_.span(), dtype_, dtype, data_, shape, strides);
+    return index_t{0};
+  };
+  return derive(*this, rank(), write, dtype);
+}
+
+AnyTensor AnyTensor::view_as_real() const {
+  const DType part = dtype_ == complex128 ? float64 : float32;
+  const auto write = [&](SizesOut shape, SizesOut strides) {
+    detail::view_as_real_layout(shape_.span(), strides_.span(), dtype_, shape, strides);
+    return index_t{0};
+  };
+  return derive(*this, rank() + 1, write, part);
+}
+
+AnyTensor AnyTensor::view_as_complex() const {
+  const DType whole = dtype_ == float64 ? complex128 : complex64;
+  const auto write = [&](SizesOut shape, SizesOut strides) {
+    detail::view_as_complex_layout(shape_.span(), strides_.span(), dtype_, data_, shape, strides);
+    return index_t{0};
+  };
+  return derive(*this, rank() == 0 ? 0 : rank() - 1, write, whole);
+}
+
+}  // namespace zt
