@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <span>
 #include <utility>
 #include <vector>
@@ -245,32 +246,43 @@ void check_bool_elements(const std::byte* first, std::span<const index_t> shape,
 
 // ---- export ---------------------------------------------------------------------------------
 
-/// What an export allocates: the managed struct, the shape and strides it points to, and a
-/// share of the tensor's owner. manager_ctx points at it.
+/// The one allocation behind an export: the managed struct, the shared owner, and then
+/// 2 * ndim int64 values (shape, then strides). manager_ctx points at it.
 template <class Managed>
 struct Export {
   Managed managed;
-  DynamicExtents shape;
-  DynamicExtents strides;
   KeepAlive owner;
 
-  static void release(Managed* self) noexcept { delete static_cast<Export*>(self->manager_ctx); }
+  std::int64_t* extents() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
+
+  static void release(Managed* self) noexcept {
+    auto* block = static_cast<Export*>(self->manager_ctx);
+    block->~Export();
+    ::operator delete(block);
+  }
 };
 
 /// Fills one export from the view's layout; the block shares the view's owner.
 template <class Managed>
 Managed* export_tensor(const AnyTensor& view) {
   using Block = Export<Managed>;
-  auto* block = new Block{Managed{}, view.shape(), view.strides(), view.owner()};
-  const bool scalar = view.rank() == 0;
+  static_assert(alignof(Block) % alignof(std::int64_t) == 0 && sizeof(Block) % alignof(std::int64_t) == 0);
+  const std::size_t rank = view.rank();
+  void* memory = ::operator new(sizeof(Block) + 2 * rank * sizeof(std::int64_t));
+  auto* block = new (memory) Block{Managed{}, view.owner()};
+  std::int64_t* shape = block->extents();
+  std::int64_t* strides = shape + rank;
+  std::copy_n(view.shape().data(), rank, shape);
+  std::copy_n(view.strides().data(), rank, strides);
+
   const detail::DTypeFormats& formats = detail::dtype_formats[std::size_t(view.dtype())];
   Managed& managed = block->managed;
   managed.dl_tensor = {view.numel() == 0 ? nullptr : const_cast<void*>(view.data_ptr()),
                        dlpack_device(view.device()),
-                       std::int32_t(view.rank()),
+                       std::int32_t(rank),
                        {std::uint8_t(formats.dlpack_code), formats.dlpack_bits, 1},
-                       scalar ? nullptr : block->shape.data(),
-                       scalar ? nullptr : block->strides.data(),
+                       rank == 0 ? nullptr : shape,
+                       rank == 0 ? nullptr : strides,
                        0};
   managed.manager_ctx = block;
   managed.deleter = &Block::release;
