@@ -1,7 +1,6 @@
 #include "zerotensor/frombuffer.hpp"
 
 #include <algorithm>
-#include <utility>
 
 namespace zt {
 
@@ -46,11 +45,21 @@ void check_bool_bytes(const std::byte* bytes, index_t count, std::string_view co
 }
 }  // namespace detail
 
+namespace {
+
+/// Builds the dynamic-rank view directly from the checked range.
+template <class T>
+AnyTensor any_view(Buffer& buffer, FromBufferOptions options) {
+  const auto [start, count] = detail::frombuffer_range<T>(buffer, options);
+  return Tensor<T>(reinterpret_cast<T*>(start), {count}, {1}, buffer.release_owner(), buffer.device());
+}
+
+}  // namespace
+
 AnyTensor frombuffer(Buffer buffer, DType dtype, FromBufferOptions options) {
   return dispatch(dtype, [&](auto tag) -> AnyTensor {
     using T = typename decltype(tag)::type;
-    if (buffer.is_writable()) return frombuffer<T>(std::move(buffer), options);
-    return frombuffer<const T>(std::move(buffer), options);
+    return buffer.is_writable() ? any_view<T>(buffer, options) : any_view<const T>(buffer, options);
   });
 }
 
