@@ -978,12 +978,7 @@ Struct& caller_struct(Struct* array) {
 /// return through memory, cost more than its body.
 template <class Struct>
 [[gnu::always_inline]] inline std::shared_ptr<Held<Struct>> take(Struct& array) {
-  // ArrowArray owners share from_dlpack's per-thread block cache (malloc and free cost a
-  // third of an import); the larger device struct takes the ordinary allocator.
-  if constexpr (std::is_same_v<Struct, arrow::Array>)
-    return std::allocate_shared<Held<Struct>>(detail::OwnerBlockAllocator<Held<Struct>>{}, array);
-  else
-    return std::make_shared<Held<Struct>>(array);
+  return std::make_shared<Held<Struct>>(array);
 }
 
 /// The import reads the caller's struct where it lies (its fields were just written there:

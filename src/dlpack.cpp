@@ -1,14 +1,12 @@
 // DLPack import (the checks and the view behind from_dlpack) and export (to_dlpack).
 #include <algorithm>
-#include <bit>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <new>
 #include <span>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "dtype_formats.hpp"
@@ -36,10 +34,7 @@ std::string describe_type(dlpack::DataType type) {
                         type.lanes, type.lanes == 1 ? " lane" : " lanes");
 }
 
-// The import's errors, out of line (noinline: view_from_dlpack is flattened) so the
-// checks stay small and fast.
-
-[[noreturn, gnu::cold, gnu::noinline]] void throw_unsupported_type(dlpack::DataType type) {
+[[noreturn]] void throw_unsupported_type(dlpack::DataType type) {
   if (type.lanes != 1)
     throw TypeError(detail::concat("from_dlpack: vector types are not supported; expected 1 lane, got ",
                                    describe_type(type)));
@@ -50,55 +45,12 @@ std::string describe_type(dlpack::DataType type) {
       "; zerotensor accepts bool 8, int and uint 8/16/32/64, float 16/32/64, bfloat 16 and complex 64/128 bits"));
 }
 
-[[noreturn, gnu::cold, gnu::noinline]] void throw_unsupported_device(dlpack::Device device) {
+[[noreturn]] void throw_unsupported_device(dlpack::Device device) {
   if (device.device_id < 0)
     throw DeviceError(detail::concat("from_dlpack: device id ", device.device_id, " of device type ",
                                      std::int32_t(device.device_type), " is negative"));
   throw DeviceError(detail::concat("from_dlpack: unsupported device type ", std::int32_t(device.device_type),
                                    "; zerotensor accepts CPU (1), CUDA (2), CUDAHost (3) and CUDAManaged (13)"));
-}
-
-[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_ndim(std::int32_t ndim) {
-  if (ndim < 0) throw ValueError(detail::concat("from_dlpack: ndim is ", ndim, "; it must be 0 or more"));
-  throw ValueError(detail::concat("from_dlpack: shape is NULL for ndim ", ndim));
-}
-
-[[noreturn, gnu::cold, gnu::noinline]] void throw_span_overflow(std::span<const index_t> shape,
-                                                                std::span<const index_t> strides,
-                                                                std::size_t itemsize) {
-  throw ValueError(detail::concat("from_dlpack: shape ", detail::shape_string(shape), " with strides ",
-                                  detail::shape_string(strides), " of ", itemsize,
-                                  "-byte elements spans more than 2^63 bytes"));
-}
-
-[[noreturn, gnu::cold, gnu::noinline]] void throw_null_data(std::span<const index_t> shape, index_t count) {
-  throw ValueError(detail::concat("from_dlpack: data is NULL but shape ", detail::shape_string(shape), " has ",
-                                  count, " elements"));
-}
-
-[[noreturn, gnu::cold, gnu::noinline]] void throw_offset_wraps(const void* data, std::uint64_t byte_offset) {
-  throw ValueError(detail::concat("from_dlpack: byte_offset ", byte_offset, " added to data ", data,
-                                  " passes the end of the address space"));
-}
-
-[[noreturn, gnu::cold, gnu::noinline]] void throw_outside_address_space(std::span<const index_t> shape,
-                                                                        std::span<const index_t> strides,
-                                                                        std::uintptr_t start) {
-  throw ValueError(detail::concat("from_dlpack: shape ", detail::shape_string(shape), " with strides ",
-                                  detail::shape_string(strides), " from address ", reinterpret_cast<void*>(start),
-                                  " reaches outside the address space"));
-}
-
-[[noreturn, gnu::cold, gnu::noinline]] void throw_misaligned(const void* data, std::uint64_t byte_offset,
-                                                             std::uintptr_t start, DType dtype) {
-  throw ValueError(detail::concat("from_dlpack: the first element at ", reinterpret_cast<void*>(start), " (data ",
-                                  data, " + byte_offset ", byte_offset, ") is not aligned to ", alignment(dtype),
-                                  " bytes, the alignment of ", dtype));
-}
-
-[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_bool(std::span<const index_t> index, unsigned value) {
-  throw ValueError(detail::concat("from_dlpack: bool element ", detail::shape_string(index), " is byte ", value,
-                                  "; DLPack bool data must be bytes 0 or 1"));
 }
 
 /// dtype_formats' DLPack columns inverted: the dtype index for [code][log2(bits) - 3], or -1.
@@ -150,19 +102,9 @@ dlpack::Device dlpack_device(Device device) {
 
 // ---- import ---------------------------------------------------------------------------------
 
-/// One field of the producer's DLTensor (or a struct laid out like it), read from its
-/// memory: a foreign struct is never read through our types. Field by field, not a copy of
-/// the whole: GCC keeps such a copy on the stack and reads single fields back out of its
-/// 16-byte stores (a store-forwarding stall).
-template <class Field>
-Field read_field(const void* descriptor, std::size_t offset) noexcept {
-  Field value;
-  std::memcpy(&value, static_cast<const std::byte*>(descriptor) + offset, sizeof value);
-  return value;
-}
-
 std::span<const index_t> shape_of(std::int32_t ndim, const index_t* shape) {
-  if (ndim < 0 || (ndim > 0 && shape == nullptr)) throw_bad_ndim(ndim);
+  if (ndim < 0) throw ValueError(detail::concat("from_dlpack: ndim is ", ndim, "; it must be 0 or more"));
+  if (ndim > 0 && shape == nullptr) throw ValueError(detail::concat("from_dlpack: shape is NULL for ndim ", ndim));
   return {shape, std::size_t(ndim)};
 }
 
@@ -187,7 +129,10 @@ ByteReach byte_reach(std::span<const index_t> shape, std::span<const index_t> st
   ByteReach bytes{};
   overflow |= detail::mul_overflows(low, -size, bytes.below) || detail::add_overflows(high, index_t{1}, high) ||
               detail::mul_overflows(high, size, bytes.above);
-  if (overflow) throw_span_overflow(shape, strides, itemsize);
+  if (overflow)
+    throw ValueError(detail::concat("from_dlpack: shape ", detail::shape_string(shape), " with strides ",
+                                    detail::shape_string(strides), " of ", itemsize,
+                                    "-byte elements spans more than 2^63 bytes"));
   return bytes;
 }
 
@@ -197,15 +142,24 @@ std::byte* first_element(const void* data, std::uint64_t byte_offset, std::span<
                          std::span<const index_t> strides, DType dtype, index_t count) {
   const auto address = reinterpret_cast<std::uintptr_t>(data);
   if (count == 0 && address == 0) return nullptr;  // the spec's empty tensor: nothing to offset
-  if (address == 0) throw_null_data(shape, count);
+  if (address == 0)
+    throw ValueError(detail::concat("from_dlpack: data is NULL but shape ", detail::shape_string(shape), " has ",
+                                    count, " elements"));
   std::uintptr_t start = 0;
-  if (detail::add_overflows(address, byte_offset, start)) throw_offset_wraps(data, byte_offset);
+  if (detail::add_overflows(address, byte_offset, start))
+    throw ValueError(detail::concat("from_dlpack: byte_offset ", byte_offset, " added to data ", data,
+                                    " passes the end of the address space"));
   if (count > 0) {
     const ByteReach reach = byte_reach(shape, strides, itemsize(dtype));
     std::uintptr_t end = 0;
     if (start < std::uintptr_t(reach.below) || detail::add_overflows(start, std::uintptr_t(reach.above), end))
-      throw_outside_address_space(shape, strides, start);
-    if ((start & (alignment(dtype) - 1)) != 0) throw_misaligned(data, byte_offset, start, dtype);  // a power of 2
+      throw ValueError(detail::concat("from_dlpack: shape ", detail::shape_string(shape), " with strides ",
+                                      detail::shape_string(strides), " from address ",
+                                      reinterpret_cast<void*>(start), " reaches outside the address space"));
+    if (start % alignment(dtype) != 0)
+      throw ValueError(detail::concat("from_dlpack: the first element at ", reinterpret_cast<void*>(start),
+                                      " (data ", data, " + byte_offset ", byte_offset, ") is not aligned to ",
+                                      alignment(dtype), " bytes, the alignment of ", dtype));
   }
   return reinterpret_cast<std::byte*>(start);
 }
@@ -229,7 +183,7 @@ void or_shifted(std::vector<std::uint64_t>& bits, index_t shift) {
 /// reaches (positions from the lowest), a dimension at a time, doubling the indices each
 /// pass, so the work is proportional to the reach rather than the element count. Then
 /// refuses a reached byte other than 0 or 1, naming its offset from the first element.
-[[gnu::noinline]] void check_overlapping_bool_bytes(const std::byte* first, std::span<const index_t> shape,
+void check_overlapping_bool_bytes(const std::byte* first, std::span<const index_t> shape,
                                                     std::span<const index_t> strides, index_t below, index_t reach) {
   std::vector<std::uint64_t> bits(std::size_t((reach + 63) / 64), 0);
   bits[std::size_t(below / 64)] |= std::uint64_t{1} << (below % 64);
@@ -254,7 +208,7 @@ void or_shifted(std::vector<std::uint64_t>& bits, index_t shift) {
 /// already read, so the walk leaves both out; a view that still overlaps itself is checked
 /// byte by byte over its reach. A bad byte is named by its first index in C order (index 0
 /// in every left-out dimension), or by its offset when the view overlaps itself.
-[[gnu::noinline]] void check_bool_elements(const std::byte* first, std::span<const index_t> shape,
+void check_bool_elements(const std::byte* first, std::span<const index_t> shape,
                                            std::span<const index_t> strides) {
   const auto stepped = [&](std::size_t d) { return shape[d] > 1 && strides[d] != 0; };
   std::size_t rank = 0;
@@ -280,35 +234,14 @@ void or_shifted(std::vector<std::uint64_t>& bits, index_t shift) {
       [&](const std::array<index_t, 1>& offset, index_t length, std::span<const index_t> outer) {
         for (index_t i = 0; i < length; ++i) {
           const auto value = std::to_integer<unsigned>(first[offset[0] + i * inner_stride]);
-          if (value <= 1) [[likely]] continue;
+          if (value <= 1) continue;
           DynamicExtents index(shape.size(), 0);
           for (std::size_t k = 0; k < outer.size(); ++k) index[std::size_t(walked_dims[k])] = outer[k];
           if (rank > 0) index[std::size_t(walked_dims[rank - 1])] = i;
-          throw_bad_bool(index, value);
+          throw ValueError(detail::concat("from_dlpack: bool element ", detail::shape_string(index), " is byte ",
+                                          value, "; DLPack bool data must be bytes 0 or 1"));
         }
       });
-}
-
-// ---- owner control blocks -------------------------------------------------------------------
-
-struct OwnerBlockCache {
-  struct Node {
-    Node* next;
-  };
-  static constexpr int capacity = 64;
-  Node* head = nullptr;
-  int count = 0;
-  ~OwnerBlockCache();
-};
-
-// The flag is trivially destructible, so it stays readable while the thread's other
-// thread_locals are destroyed: a block released after the cache is gone goes to delete.
-thread_local bool owner_cache_closed = false;
-thread_local OwnerBlockCache owner_cache;
-
-OwnerBlockCache::~OwnerBlockCache() {
-  owner_cache_closed = true;
-  while (head != nullptr) ::operator delete(std::exchange(head, head->next));
 }
 
 // ---- export ---------------------------------------------------------------------------------
@@ -360,18 +293,6 @@ Managed* export_tensor(const AnyTensor& view) {
 
 namespace detail {
 
-void* allocate_owner_block() {
-  if (owner_cache_closed || owner_cache.head == nullptr) return ::operator new(owner_block_size);
-  --owner_cache.count;
-  return std::exchange(owner_cache.head, owner_cache.head->next);
-}
-
-void release_owner_block(void* block) noexcept {
-  if (owner_cache_closed || owner_cache.count == OwnerBlockCache::capacity) return ::operator delete(block);
-  ++owner_cache.count;
-  owner_cache.head = ::new (block) OwnerBlockCache::Node{owner_cache.head};
-}
-
 void throw_dlpack_null() { throw ValueError("from_dlpack: the managed tensor pointer is NULL"); }
 
 void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor) {
@@ -379,28 +300,18 @@ void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor) {
                           " has a different ABI; zerotensor reads major version ", dlpack::major_version));
 }
 
-// Flattened: the checks, the dtype dispatch and the view's construction in one body, with
-// no call boundaries between them on the import's hot path; the error paths and the bool
-// walk stay out of line (noinline).
-[[gnu::flatten]] AnyTensor view_from_dlpack(const void* descriptor, bool read_only, KeepAlive&& owner) {
-  using Descriptor = dlpack::Tensor;
-  const DType dtype = dtype_from_dlpack(read_field<dlpack::DataType>(descriptor, offsetof(Descriptor, dtype)));
-  const std::span<const index_t> shape = shape_of(read_field<std::int32_t>(descriptor, offsetof(Descriptor, ndim)),
-                                                  read_field<const index_t*>(descriptor, offsetof(Descriptor, shape)));
+AnyTensor view_from_dlpack(const dlpack::Tensor& descriptor, bool read_only, KeepAlive owner) {
+  const DType dtype = dtype_from_dlpack(descriptor.dtype);
+  const std::span<const index_t> shape = shape_of(descriptor.ndim, descriptor.shape);
   const index_t count = checked_numel(shape, itemsize(dtype));
   // NULL strides mean C order; the given ones are read in place.
-  const auto* given_strides = read_field<const index_t*>(descriptor, offsetof(Descriptor, strides));
   const DynamicExtents c_order =
-      given_strides == nullptr ? contiguous_strides(DynamicExtents(shape)) : DynamicExtents();
-  const std::span<const index_t> strides =
-      given_strides == nullptr ? std::span<const index_t>(c_order) : std::span(given_strides, shape.size());
-  std::byte* first = first_element(read_field<const void*>(descriptor, offsetof(Descriptor, data)),
-                                   read_field<std::uint64_t>(descriptor, offsetof(Descriptor, byte_offset)), shape,
-                                   strides, dtype, count);
-  // The device is read last and nothing is called before the view holds it: GCC spills a
-  // Device live across a call as two narrow stores and reloads it as one wide load (a
-  // store-forwarding stall).
-  const Device device = device_from_dlpack(read_field<dlpack::Device>(descriptor, offsetof(Descriptor, device)));
+      descriptor.strides == nullptr ? contiguous_strides(DynamicExtents(shape)) : DynamicExtents();
+  const std::span<const index_t> strides = descriptor.strides == nullptr
+                                               ? std::span<const index_t>(c_order)
+                                               : std::span<const index_t>(descriptor.strides, shape.size());
+  std::byte* first = first_element(descriptor.data, descriptor.byte_offset, shape, strides, dtype, count);
+  const Device device = device_from_dlpack(descriptor.device);
   AnyTensor view = make_view(dtype, first, shape, strides, std::move(owner), device, !read_only);
   // On failure the view dies here and its owner runs the producer's deleter.
   if (dtype == bool_ && count > 0 && device.is_host_accessible()) check_bool_elements(first, shape, strides);

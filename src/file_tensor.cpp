@@ -97,7 +97,7 @@ AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, 
 
   const std::string reason = copy_reason(source, stored, count);
   if (reason.empty() && !options.copy.value_or(false))
-    return make_view(stored.dtype, source, stored.shape, stored.strides, KeepAlive(mapping.owner()), cpu, writable);
+    return make_view(stored.dtype, source, stored.shape, stored.strides, mapping.owner(), cpu, writable);
   if (!reason.empty() && options.copy == false)
     throw ValueError(concat(description, " ", reason, ", but copy = false"));
   if (!reason.empty() && options.access == MapAccess::shared)

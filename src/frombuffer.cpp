@@ -47,9 +47,7 @@ void check_bool_bytes(const std::byte* bytes, index_t count, std::string_view co
 
 namespace {
 
-/// Builds the dynamic-rank view directly: rank-1 extents from braced lists inline to two
-/// stores, where detail::make_view's span builder copies a run-time length (the README's
-/// performance section has the figures).
+/// Builds the dynamic-rank view directly from the checked range.
 template <class T>
 AnyTensor any_view(Buffer& buffer, FromBufferOptions options) {
   const auto [start, count] = detail::frombuffer_range<T>(buffer, options);

@@ -36,7 +36,7 @@ struct ReadOnlyVariant {
 std::span<const index_t> checked_strides(std::span<const index_t> shape, std::span<const index_t> strides);
 
 AnyTensor make_view(DType dtype, void* data, std::span<const index_t> shape, std::span<const index_t> strides,
-                    KeepAlive&& owner, Device device, bool writable);
+                    KeepAlive owner, Device device, bool writable);
 }  // namespace detail
 
 class AnyTensor {
@@ -48,7 +48,7 @@ class AnyTensor {
         shape_(dynamic_extents(std::move(tensor.shape_))),
         strides_(dynamic_extents(std::move(tensor.strides_))),
         owner_(std::move(tensor.owner_)),
-        device_{tensor.device_.kind, tensor.device_.index},
+        device_(tensor.device_),
         dtype_(dtype_of<T>),
         writable_(!std::is_const_v<T>) {}
 
@@ -217,12 +217,12 @@ class AnyTensor {
  private:
   friend struct detail::ReadOnlyVariant<AnyTensor>;
   friend AnyTensor detail::make_view(DType, void*, std::span<const index_t>, std::span<const index_t>,
-                                     KeepAlive&&, Device, bool);
+                                     KeepAlive, Device, bool);
 
   /// The one untyped builder: shape and strides are written once, where they stay.
   AnyTensor(DType dtype, void* data, std::span<const index_t> shape, std::span<const index_t> strides,
-            KeepAlive&& owner, Device device, bool writable)
-      : data_(data), shape_(shape), strides_(strides), owner_(std::move(owner)), device_{device.kind, device.index},
+            KeepAlive owner, Device device, bool writable)
+      : data_(data), shape_(shape), strides_(strides), owner_(std::move(owner)), device_(device),
         dtype_(dtype), writable_(writable) {}
 
   static DynamicExtents&& dynamic_extents(DynamicExtents&& extents) noexcept { return std::move(extents); }
@@ -252,10 +252,8 @@ namespace detail {
 
 /// The one place a run-time dtype becomes a view: `data` holds elements of `dtype` that
 /// the caller has validated against `shape` and `strides`; `owner` keeps them alive.
-/// The owner is taken by reference: each by-value hop would be one more store and reload
-/// of the handle on the import's critical path.
 inline AnyTensor make_view(DType dtype, void* data, std::span<const index_t> shape, std::span<const index_t> strides,
-                           KeepAlive&& owner, Device device, bool writable) {
+                           KeepAlive owner, Device device, bool writable) {
   return AnyTensor(dtype, data, shape, strides, std::move(owner), device, writable);
 }
 

@@ -82,8 +82,6 @@ template <class... Types>
 constexpr std::array<std::uint8_t, sizeof...(Types)> element_alignments(std::type_identity<std::tuple<Types...>>) {
   return {alignof(Types)...};
 }
-// Namespace-scope tables live in read-only data; a constexpr array local to a function may
-// be rebuilt on the stack at every run-time call, on the view-creation hot path.
 inline constexpr auto itemsizes = detail::element_sizes(std::type_identity<element_types>{});
 inline constexpr auto alignments = detail::element_alignments(std::type_identity<element_types>{});
 }  // namespace detail

@@ -27,9 +27,8 @@
 // that kDLBool stores each element as one byte holding 0 or 1.
 #pragma once
 
-#include <cstddef>
+#include <cstdint>
 #include <memory>
-#include <new>
 #include <type_traits>
 
 #include "zerotensor/any_tensor.hpp"
@@ -39,38 +38,23 @@ namespace zt {
 
 namespace detail {
 
-/// Builds the view after every check; `owner` runs the producer's deleter. `descriptor` is
-/// the producer's DLTensor, or a struct laid out like it (checked at compile time): its
-/// fields are read with memcpy, so a foreign struct is never read through our types.
-[[nodiscard]] AnyTensor view_from_dlpack(const void* descriptor, bool read_only, KeepAlive&& owner);
+/// Builds the view after every check; `owner` runs the producer's deleter.
+[[nodiscard]] AnyTensor view_from_dlpack(const dlpack::Tensor& descriptor, bool read_only, KeepAlive owner);
 [[noreturn]] void throw_dlpack_null();
 [[noreturn]] void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor);
 
-/// The owner's control block comes from a small per-thread cache of fixed-size blocks:
-/// malloc and free would otherwise dominate an import. A block freed on another
-/// thread joins that thread's cache; a thread's cache is freed when the thread exits.
-/// 128 bytes: from_arrow's owner holds the producer's 80-byte ArrowArray beside its counts.
-inline constexpr std::size_t owner_block_size = 128;
-[[nodiscard]] void* allocate_owner_block();
-void release_owner_block(void* block) noexcept;
-
-template <class T>
-struct OwnerBlockAllocator {
-  using value_type = T;
-  OwnerBlockAllocator() = default;
-  template <class U>
-  OwnerBlockAllocator(const OwnerBlockAllocator<U>&) noexcept {}  // NOLINT: rebinding is implicit
-  [[nodiscard]] T* allocate(std::size_t n) {
-    static_assert(sizeof(T) <= owner_block_size && alignof(T) <= alignof(std::max_align_t));
-    if (n != 1) throw std::bad_array_new_length();  // std::shared_ptr asks for exactly one
-    return static_cast<T*>(allocate_owner_block());
-  }
-  void deallocate(T* block, std::size_t) noexcept { release_owner_block(block); }
-  template <class U>
-  bool operator==(const OwnerBlockAllocator<U>&) const noexcept {
-    return true;
-  }
-};
+/// The producer's DLTensor (ours, dlpack.h's or any struct laid out like it) as ours,
+/// member by member, so a foreign struct is never read through our types.
+template <class D>
+dlpack::Tensor descriptor_of(const D& t) noexcept {
+  return {t.data,
+          {dlpack::DeviceType(t.device.device_type), t.device.device_id},
+          t.ndim,
+          {t.dtype.code, t.dtype.bits, t.dtype.lanes},
+          t.shape,
+          t.strides,
+          t.byte_offset};
+}
 
 template <class>
 inline constexpr bool is_unique_managed_tensor = false;
@@ -96,14 +80,14 @@ template <dlpack::ManagedTensorLayout M>
 [[nodiscard]] AnyTensor from_dlpack(M* managed) {
   if (managed == nullptr) detail::throw_dlpack_null();
   // From here on every exit, normal or not, releases the producer's memory exactly once.
-  KeepAlive owner(managed, dlpack::CallDeleter{}, detail::OwnerBlockAllocator<std::byte>{});
+  KeepAlive owner(managed, dlpack::CallDeleter{});
   bool read_only = false;
   if constexpr (dlpack::VersionedManagedTensorLayout<M>) {
     if (managed->version.major != dlpack::major_version)
       detail::throw_dlpack_major_version(managed->version.major, managed->version.minor);
     read_only = (managed->flags & dlpack::flag_read_only) != 0;
   }
-  return detail::view_from_dlpack(&managed->dl_tensor, read_only, std::move(owner));
+  return detail::view_from_dlpack(detail::descriptor_of(managed->dl_tensor), read_only, std::move(owner));
 }
 
 /// Takes the managed tensor out of its RAII owner.

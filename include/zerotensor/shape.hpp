@@ -23,7 +23,6 @@ namespace detail {
 /// ValueError for a negative extent, or when the product of the extents — an extent of 0
 /// counted as 1, as the C-order strides count it — times `itemsize` does not fit in 64
 /// bits: so every accepted shape, empty or not, has C-order strides and can be copied.
-/// Inline: every view constructor calls it, and a call costs more than the loop.
 /// `context`, when given, opens the error message.
 [[nodiscard]] inline index_t checked_numel(std::span<const index_t> shape, std::size_t itemsize,
                                            std::string_view context = {}) {

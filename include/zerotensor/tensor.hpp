@@ -133,10 +133,7 @@ class Tensor {
   /// functions (frombuffer, asarray, ...) validate and then build through this.
   Tensor(T* data, extents_type shape, extents_type strides, KeepAlive owner = {},
          Device device = cpu) noexcept
-      : data_(data), shape_(std::move(shape)), strides_(std::move(strides)),
-        // Field by field: copying a Device whose fields sit in registers whole, GCC stores
-        // them narrow and reloads them as one wide word (a store-forwarding stall).
-        device_{device.kind, device.index},
+      : data_(data), shape_(std::move(shape)), strides_(std::move(strides)), device_(device),
         owner_(std::move(owner)) {}
 
   /// Adds const, or forgets a static rank; both implicit. Recovering a static rank from a

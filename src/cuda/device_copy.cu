@@ -27,10 +27,10 @@ AnyTensor contiguous_on_host(const AnyTensor& source, const ToOptions& options, 
   constexpr index_t unit_stride = 1;
   const auto* span_start = static_cast<const std::byte*>(source.data_ptr()) - reach.below * itemsize;
   const AnyTensor span = make_view(uint8, const_cast<std::byte*>(span_start), {&span_bytes, 1}, {&unit_stride, 1},
-                                   KeepAlive(source.owner()), source.device(), false);
+                                   source.owner(), source.device(), false);
   AnyTensor on_host = copy_to_device(span, cpu, options, operation);
   auto* origin = static_cast<std::byte*>(on_host.mutable_data_ptr()) + reach.below * itemsize;
-  return make_view(source.dtype(), origin, source.shape(), source.strides(), KeepAlive(on_host.owner()), cpu, true)
+  return make_view(source.dtype(), origin, source.shape(), source.strides(), on_host.owner(), cpu, true)
       .clone();
 }
 
