@@ -199,7 +199,7 @@ BOOST_AUTO_TEST_CASE(fixed_shape_tensor_shape_and_permutation) {
   {
     // Physical (2, 3), permutation [1, 0]: logical dimension 0 is physical dimension 1.
     auto [array, schema] = tensor_array(
-        p, values, 6, R"( { "dim_names" : ["H", "W"], "permutation": [1, 0], "shape" : [2, 3], "x": {"y": [1, null]} })",
+        p, values, 6, R"( { "dim_names" : ["H", "W"], "permutation": [1, 0], "shape" : [2, 3], "x": [1, null] })",
         1);
     zt::AnyTensor t = zt::from_arrow(array, schema);
     BOOST_TEST(t.shape() == (zt::DynamicExtents{1, 3, 2}));
@@ -218,12 +218,15 @@ BOOST_AUTO_TEST_CASE(fixed_shape_tensor_metadata_errors_name_the_numbers) {
       {R"({"shape":[2,3],"permutation":[0,0]})", "is not a permutation of 0…1"},
       {R"({"shape":[2,3],"permutation":[0]})", "\"permutation\" has 1 entries for 2 dimensions"},
       {R"({"shape":[2,3],"dim_names":["a"]})", "\"dim_names\" has 1 names for 2 dimensions"},
-      {R"({"shape":[2,-3]})", "\"shape\" must hold integers ≥ 0"},
-      {R"({"shape":[99999999999999999999]})", "overflows int64"},
-      {R"({"shape":[2,3]} x)", "unexpected text at byte 16"},
+      {R"({"shape":[2,-3]})", "\"shape\" must be an array of integers ≥ 0 that fit int64; found [2,-3]"},
+      {R"({"shape":[99999999999999999999]})", "\"shape\" must be an array of integers ≥ 0 that fit int64"},
+      {R"({"shape":[9223372036854775808]})", "found [9223372036854775808]"},
+      {R"({"shape":6})", "\"shape\" must be an array of integers ≥ 0 that fit int64; found 6"},
+      {R"({"shape":[2,3],"permutation":[1,"0"]})", "\"permutation\" must be an array of integers ≥ 0"},
+      {R"({"shape":[2,3],"dim_names":["a",1]})", "\"dim_names\" must be an array of strings; found [\"a\",1]"},
+      {R"([2,3])", "must be a JSON object; found array"},
       {R"({"permutation":[0,1]})", "has no \"shape\""},
-      {R"({"shape":[2,3],"shape":[2,3]})", "\"shape\" appears twice"},
-      {R"({"shape":[2,3)", "expected ']'"},
+      {R"({"shape":[2,3],"shape":[2,3]})", "names 'shape' twice"},
   };
   for (const auto& [json, message] : cases) {
     Producer p;
@@ -246,7 +249,7 @@ BOOST_AUTO_TEST_CASE(fixed_shape_tensor_json_in_any_valid_form_reads_the_same) {
       R"({"permutation":[1,0],"shape":[2,3]})",
       R"({"shape":[2,3],"permutation":[1,0],"dim_names":["h\u00e9\"ight\\","w\/\n"]})",
       "{\"shape\":[2,3],\"permutation\":[1,0],\"dim_names\":[\"h\xc3\xa9\",\"\xf0\x9f\x98\x80\"]}",
-      R"({"x":[true,false,null,-0,12.5e-3,1E+2,{"y":{}},[]],"shape":[2,3],"z":"","permutation":[1,0]})",
+      R"({"x":[true,false,null,-0,12.5e-3,1E+2,"y"],"shape":[2,3],"z":"","w":{},"permutation":[1,0]})",
   };
   for (const std::string& json : forms) {
     Producer p;
@@ -260,27 +263,30 @@ BOOST_AUTO_TEST_CASE(fixed_shape_tensor_json_in_any_valid_form_reads_the_same) {
 }
 
 BOOST_AUTO_TEST_CASE(fixed_shape_tensor_json_is_strict) {
+  // The parameters are read by the project's one JSON reader (nlohmann-json): RFC 8259, an
+  // object of arrays (nothing nested deeper), no key twice.
   const std::vector<float> values = iota_floats(12);
+  const std::string invalid = "from_arrow: arrow.fixed_shape_tensor metadata is not valid JSON: ";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {R"({"shape":[02,3]})", "\"shape\" must hold integers ≥ 0 without leading zeros (byte 10)"},
-      {R"({"shape":[2,3],})", "expected '\"' at byte 15"},
-      {R"({"shape":[2,3,]})", "\"shape\" must hold integers ≥ 0"},
-      {R"({"shape":[2,3]}})", "unexpected text at byte 15"},
-      {R"({"shape":[99999999999999999999,1]})", "a number in \"shape\" overflows int64"},
-      {R"({"shape":[2,3],"x":tru})", "malformed value at byte 19"},
-      {R"({"shape":[2,3],"x":-})", "malformed value at byte 19"},
-      {R"({"shape":[2,3],"x":1.})", "malformed value at byte 19"},
-      {R"({"shape":[2,3],"x":01})", "malformed value at byte 19"},
-      {R"({"shape":[2,3],"dim_names":["\q","b"]})", "invalid escape sequence in a string at byte 29"},
-      {R"({"shape":[2,3],"dim_names":["\u12g4","b"]})", "invalid escape sequence in a string at byte 29"},
-      {"{\"shape\":[2,3],\"dim_names\":[\"\xc0\x80\",\"b\"]}", "invalid UTF-8 in a string at byte 29"},
-      {"{\"shape\":[2,3],\"dim_names\":[\"\xed\xa0\x80\",\"b\"]}", "invalid UTF-8 in a string at byte 29"},
-      {"{\"shape\":[2,3],\"dim_names\":[\"a\tb\",\"c\"]}", "control character in a string at byte 30"},
-      {R"({"shape":[2,3],"dim_names":["a","b"],"dim_names":["a","b"]})", "\"dim_names\" appears twice"},
-      {R"({"shape":[2,3],"x":[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]})", "nested deeper than 16 levels"},
-      {R"({"shape":[2,3],"permutation":[1,0])", "expected '}' at byte 34"},
+      {R"({"shape":[02,3]})", invalid},
+      {R"({"shape":[2,3],})", invalid},
+      {R"({"shape":[2,3,]})", invalid},
+      {R"({"shape":[2,3]}})", invalid},
+      {R"({"shape":[2,3]} x)", invalid},
+      {R"({"shape":[2,3)", invalid},
+      {R"({"shape":[2,3],"x":tru})", invalid},
+      {R"({"shape":[2,3],"x":-})", invalid},
+      {R"({"shape":[2,3],"x":1.})", invalid},
+      {R"({"shape":[2,3],"dim_names":["\q","b"]})", invalid},
+      {R"({"shape":[2,3],"dim_names":["\u12g4","b"]})", invalid},
+      {"{\"shape\":[2,3],\"dim_names\":[\"\xc0\x80\",\"b\"]}", invalid},
+      {"{\"shape\":[2,3],\"dim_names\":[\"a\tb\",\"c\"]}", invalid},
+      {R"({"shape":[2,3],"dim_names":["a","b"],"dim_names":["a","b"]})",
+       "from_arrow: arrow.fixed_shape_tensor metadata names 'dim_names' twice"},
+      {R"({"shape":[2,3],"x":[[1]]})", "from_arrow: arrow.fixed_shape_tensor metadata nests JSON deeper than 2 levels"},
+      {R"({"shape":[2,3],"x":{"y":{}}})", "nests JSON deeper than 2 levels"},
       {R"({"shape":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,6]})",
-       "\"shape\" has more than 31 dimensions"},
+       "\"shape\" has 33 dimensions; with the 0 before it the type would have more than 31"},
   };
   for (const auto& [json, message] : cases) {
     Producer p;
@@ -294,10 +300,8 @@ BOOST_AUTO_TEST_CASE(fixed_shape_tensor_json_is_strict) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(compact_json_the_fast_reader_declines_is_read_by_the_strict_one) {
-  // Compact texts that are valid JSON but not what the compact reader accepts: too many
-  // entries, a wrong permutation, 19 digits, a product past int64. The strict reader reads
-  // each from the start and names the numbers.
+BOOST_AUTO_TEST_CASE(fixed_shape_tensor_parameters_are_checked_against_the_storage) {
+  // Valid JSON whose numbers do not fit the type: each error names them.
   const std::vector<float> values = iota_floats(12);
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"({"shape":[2,3],"permutation":[1,0,2]})", "\"permutation\" has 3 entries for 2 dimensions"},
@@ -305,7 +309,7 @@ BOOST_AUTO_TEST_CASE(compact_json_the_fast_reader_declines_is_read_by_the_strict
       {R"({"shape":[1000000000000000000]})",
        "the shape has 1000000000000000000 elements but the storage list size is 6"},
       {R"({"shape":[100000000000,100000000000]})", "the shape's product overflows int64"},
-      {R"({"shape":[2,3],"permutation":[1,0]} )", ""},  // accepted: the strict reader skips the space
+      {R"({"shape":[2,3],"permutation":[1,0]} )", ""},  // accepted: whitespace after the value
   };
   for (const auto& [json, message] : cases) {
     Producer p;
@@ -337,8 +341,7 @@ BOOST_AUTO_TEST_CASE(list_sizes_past_18_digits_are_read_with_checks) {
 }
 
 BOOST_AUTO_TEST_CASE(extension_metadata_in_any_layout_reads_the_same) {
-  // Arrow C++'s layout (the name, then the parameters, alone) is matched at fixed offsets;
-  // every other layout is scanned pair by pair, with the same result: the last name counts.
+  // Pairs in any order, among others: the last name counts.
   const std::vector<float> values = iota_floats(12);
   using Pairs = std::vector<std::pair<std::string, std::string>>;
   const std::pair<std::string, std::string> name = {"ARROW:extension:name", "arrow.fixed_shape_tensor"};
@@ -366,8 +369,8 @@ BOOST_AUTO_TEST_CASE(extension_metadata_in_any_layout_reads_the_same) {
   for (const Pairs& pairs : storages) BOOST_TEST(import(metadata(pairs)) == (zt::DynamicExtents{2, 6}));
   // The extension without its parameters' key spelled right: no JSON to read.
   BOOST_CHECK_EXCEPTION(static_cast<void>(import(metadata({name, {"ARROW:extension:metadatA", "{}"}}))),
-                        zt::ValueError, with_message<zt::ValueError>("expected '{' at byte 0"));
-  // Arrow C++'s layout with a negative JSON length: refused, naming it.
+                        zt::ValueError, with_message<zt::ValueError>("arrow.fixed_shape_tensor has no \"ARROW:extension:metadata\""));
+  // A negative JSON length: refused, naming it.
   std::string negative = metadata({name, {parameters.first, ""}});
   const std::int32_t minus_one = -1;
   std::memcpy(negative.data() + negative.size() - 4, &minus_one, 4);
@@ -645,7 +648,7 @@ BOOST_AUTO_TEST_CASE(columns_are_views_sharing_one_owner) {
   {
     zt::RecordBatchTensors columns = zt::from_arrow_record_batch(batch, schema);
     BOOST_TEST(p.schema_releases == 1);
-    BOOST_TEST(columns.names == (std::vector<std::string>{"x", "y"}), boost::test_tools::per_element());
+    BOOST_TEST(columns.names() == (std::vector<std::string>{"x", "y"}), boost::test_tools::per_element());
     BOOST_TEST(columns.at("y").data_ptr() == y.data() + 1);
     BOOST_TEST(columns.at("x").shape() == (zt::DynamicExtents{3}));
     BOOST_CHECK_EXCEPTION(static_cast<void>(columns.at("z")), zt::ValueError,
@@ -653,7 +656,7 @@ BOOST_AUTO_TEST_CASE(columns_are_views_sharing_one_owner) {
     zt::AnyTensor stacked = columns.stack();
     BOOST_TEST(stacked.shape() == (zt::DynamicExtents{3, 2}));
     BOOST_TEST((stacked.as<const float, 2>()(2, 1)) == 8.0f);
-    zt::AnyTensor kept = columns.columns[1];
+    zt::AnyTensor kept = columns.columns()[1];
     columns = {};
     BOOST_TEST(p.array_releases == 0);
   }
@@ -818,8 +821,8 @@ BOOST_AUTO_TEST_CASE(record_batch_round_trip) {
   zt::RecordBatchTensors back = zt::from_arrow_record_batch(&array, &schema);
   BOOST_TEST(back.at("a").data_ptr() == a.tensor.data_ptr());
   BOOST_TEST(back.at("b").shape() == (zt::DynamicExtents{4, 2}));
-  batch.columns[1] = zt::asarray(std::vector<float>(3));
-  BOOST_CHECK_EXCEPTION(zt::to_arrow_record_batch(batch, &array, &schema), zt::ValueError,
+  const zt::RecordBatchTensors uneven{{"a", "b"}, {a.tensor, zt::asarray(std::vector<float>(3))}};
+  BOOST_CHECK_EXCEPTION(zt::to_arrow_record_batch(uneven, &array, &schema), zt::ValueError,
                         with_message<zt::ValueError>("column \"b\" has 3 rows, column \"a\" has 4"));
 }
 

@@ -33,6 +33,7 @@
 // - device types other than CPU, CUDA, CUDA host and CUDA managed: DeviceError.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,16 +68,28 @@ struct FromArrowOptions {
 [[nodiscard]] AnyTensor from_arrow(arrow::DeviceArray* array, const arrow::Schema& schema,
                                    const FromArrowOptions& options = {});
 
-/// A record batch's columns, in schema order, each a tensor.
-struct RecordBatchTensors {
-  std::vector<std::string> names;
-  std::vector<AnyTensor> columns;
+/// A record batch's columns, in schema order, each a tensor with a distinct name.
+class RecordBatchTensors {
+ public:
+  RecordBatchTensors() = default;
+  /// Column i is `columns[i]`, called `names[i]`. ValueError when the counts differ or a
+  /// name appears twice. Indexes the names once: at() is logarithmic in the column count.
+  RecordBatchTensors(std::vector<std::string> names, std::vector<AnyTensor> columns);
+
+  [[nodiscard]] const std::vector<std::string>& names() const noexcept { return names_; }
+  [[nodiscard]] const std::vector<AnyTensor>& columns() const noexcept { return columns_; }
+  [[nodiscard]] std::size_t size() const noexcept { return columns_.size(); }
 
   /// The column called `name`; ValueError naming the columns when there is none.
   [[nodiscard]] const AnyTensor& at(std::string_view name) const;
   /// The 1-D columns side by side: a new (rows, columns) tensor, C order. A copy, since
   /// each column is a buffer of its own; TypeError for mixed dtypes or columns not 1-D.
   [[nodiscard]] AnyTensor stack() const;
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<AnyTensor> columns_;
+  std::vector<std::size_t> by_name_;  // column indices in the order of their names
 };
 
 /// A struct array ("+s", what pyarrow's RecordBatch._export_to_c writes) as its columns,

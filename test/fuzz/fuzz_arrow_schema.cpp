@@ -184,7 +184,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     if (mode & 8) {
       const zt::RecordBatchTensors batch = zt::from_arrow_record_batch(array, schema, options);
-      for (const zt::AnyTensor& column : batch.columns) sink = sink + touch(column);
+      for (const zt::AnyTensor& column : batch.columns()) sink = sink + touch(column);
     } else {
       sink = touch(zt::from_arrow(array, schema, options));
       // Imported: every schema of the tree was read (a fixed-size list has one child, a
