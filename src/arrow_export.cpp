@@ -72,7 +72,7 @@ class Exporter {
     s = arrow::Schema{string(std::move(format)),
                       string(std::string(name)),
                       metadata.empty() ? nullptr : string(std::move(metadata)),
-                      0,
+                      arrow::flag_nullable,  // as pyarrow builds every type and field
                       n_children,
                       schema_children,
                       nullptr,
@@ -233,6 +233,7 @@ void to_arrow_record_batch(const RecordBatchTensors& batch, arrow::Array* out_ar
   arrow::Array a{};
   arrow::Schema s{};
   exporter.node(a, s, rows, nullptr, false, std::int64_t(columns.size()), "+s", "");
+  s.flags = 0;  // a record batch's own schema, as pyarrow's RecordBatch._export_to_c writes it
   for (std::size_t c = 0; c < columns.size(); ++c) {
     auto [array, schema] = exporter.child(a, s, std::int64_t(c));
     exporter.column(columns[c], batch.names()[c], options.tensor_type, array, schema);

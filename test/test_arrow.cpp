@@ -635,6 +635,55 @@ BOOST_AUTO_TEST_CASE(device_arrays_give_tensors_on_their_device) {
 #endif
 }
 
+BOOST_AUTO_TEST_CASE(an_empty_format_is_a_malformed_schema) {
+  const std::vector<float> values = iota_floats(4);
+  Producer p;
+  BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(p.primitive(values), p.schema(""))), zt::ValueError,
+                        with_message<zt::ValueError>("from_arrow: malformed ArrowSchema: format is empty at nesting level 0"));
+  BOOST_TEST(p.array_releases == 1);
+  BOOST_TEST(p.schema_releases == 1);
+}
+
+BOOST_AUTO_TEST_CASE(offset_plus_length_past_int64_is_refused) {
+  // Found by fuzzing: length INT64_MAX from offset 1 was a view of 2^63 - 1 bytes.
+  std::array<std::uint8_t, 16> bytes{};
+  Producer p;
+  ar::Array* array = p.array(INT64_MAX, {nullptr, bytes.data()}, {}, 1);
+  BOOST_CHECK_EXCEPTION(
+      static_cast<void>(zt::from_arrow(array, p.schema("C"))), zt::ValueError,
+      with_message<zt::ValueError>(
+          "from_arrow: malformed ArrowArray: offset 1 + length 9223372036854775807 overflows int64 at nesting level 0"));
+  BOOST_TEST(p.array_releases == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_device_copy_is_refused_before_any_allocation) {
+  // Found by fuzzing: copy = true of CUDA memory allocated a host copy of the whole length
+  // (std::bad_alloc for 2^62 bytes) before the device check.
+  std::array<std::uint8_t, 16> bytes{};
+  Producer p;
+  ar::DeviceArray d{*p.array(std::int64_t{1} << 62, {nullptr, bytes.data()}), 0, ar::device_cuda, nullptr, {}};
+  BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(&d, p.schema("C"), {.copy = true})), zt::DeviceError,
+                        with_message<zt::DeviceError>("from_arrow: the uint8 array on cuda:0 needs a copy"));
+  BOOST_TEST(p.array_releases == 1);
+}
+
+BOOST_AUTO_TEST_CASE(bools_unpack_from_any_bit_offset) {
+  // 8 bytes of bits, read from bit offsets 0 … 9 over lengths that end mid-byte and on one.
+  const std::array<std::uint8_t, 8> bits = {0xA5, 0x3C, 0xFF, 0x00, 0x81, 0x7E, 0x12, 0xED};
+  for (std::int64_t offset = 0; offset < 10; ++offset) {
+    for (const std::int64_t length : {std::int64_t{0}, std::int64_t{5}, std::int64_t{8}, 64 - offset - 7, 64 - offset}) {
+      Producer p;
+      zt::AnyTensor t = zt::from_arrow(p.array(length, {nullptr, bits.data()}, {}, offset), p.schema("b"));
+      BOOST_TEST_CONTEXT("offset " << offset << ", length " << length) {
+        BOOST_TEST(t.shape() == (zt::DynamicExtents{length}));
+        const auto* bytes = static_cast<const std::uint8_t*>(t.data_ptr());
+        for (std::int64_t i = 0; i < length; ++i)
+          BOOST_TEST(int(bytes[i]) == (bits[std::size_t((offset + i) / 8)] >> ((offset + i) % 8) & 1));
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(arrow_record_batch)
@@ -681,6 +730,70 @@ BOOST_AUTO_TEST_CASE(duplicate_names_and_mixed_stacks_are_refused) {
   BOOST_TEST(columns.at("b").dtype() == zt::int32);
   BOOST_CHECK_EXCEPTION(static_cast<void>(columns.stack()), zt::TypeError,
                         with_message<zt::TypeError>("column \"b\" is int32"));
+}
+
+BOOST_AUTO_TEST_CASE(a_released_schema_is_refused_and_the_array_released) {
+  // Found by fuzzing: the released schema was read (a use after free when its producer had
+  // freed it).
+  const std::vector<float> x = {1, 2};
+  Producer p;
+  ar::Array* batch = p.array(2, {nullptr}, {p.primitive(x)});
+  ar::Schema* schema = p.schema("+s", {p.schema("f", {}, {}, "x")});
+  schema->release(schema);
+  BOOST_TEST(p.schema_releases == 1);
+  BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow_record_batch(batch, schema)), zt::ValueError,
+                        with_message<zt::ValueError>("from_arrow_record_batch: the ArrowSchema is released"));
+  BOOST_TEST(p.array_releases == 1);
+  BOOST_TEST(p.schema_releases == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_null_in_a_column_names_the_column) {
+  const std::vector<double> x = {1, 2, 3};
+  const std::vector<double> y = {4, 5, 6};
+  const std::uint8_t validity = 0b011;
+  Producer p;
+  ar::Array* column = p.array(3, {&validity, y.data()}, {}, 0, 1);
+  ar::Array* batch = p.array(3, {nullptr}, {p.primitive(x), column});
+  ar::Schema* schema = p.schema("+s", {p.schema("g", {}, {}, "x"), p.schema("g", {}, {}, "y")});
+  BOOST_CHECK_EXCEPTION(
+      static_cast<void>(zt::from_arrow_record_batch(batch, schema)), zt::ValueError,
+      with_message<zt::ValueError>("from_arrow_record_batch: column \"y\": the float64 array holds 1 nulls (the "
+                                   "first at slot 2 of nesting level 0)"));
+  BOOST_TEST(p.array_releases == 1);
+}
+
+BOOST_AUTO_TEST_CASE(names_and_columns_cannot_disagree) {
+  const zt::AnyTensor a = zt::asarray(std::vector<float>{1, 2});
+  BOOST_CHECK_EXCEPTION((zt::RecordBatchTensors{{"a", "b"}, {a}}), zt::ValueError,
+                        with_message<zt::ValueError>("RecordBatchTensors: 2 names for 1 columns"));
+  BOOST_CHECK_EXCEPTION((zt::RecordBatchTensors{{"a", "a"}, {a, a}}), zt::ValueError,
+                        with_message<zt::ValueError>("RecordBatchTensors: column name \"a\" appears twice"));
+  const zt::RecordBatchTensors batch{{"b", "a", "c"}, {a, a, zt::asarray(std::vector<std::int32_t>{7, 8})}};
+  BOOST_TEST(batch.size() == 3u);
+  BOOST_TEST(batch.names() == (std::vector<std::string>{"b", "a", "c"}), boost::test_tools::per_element());
+  BOOST_TEST(batch.at("c").dtype() == zt::int32);
+  BOOST_TEST(batch.at("a").data_ptr() == a.data_ptr());
+}
+
+BOOST_AUTO_TEST_CASE(many_columns_are_found_by_name) {
+  // 5,000 columns over one buffer: every name found at its own column, in any order.
+  const std::vector<std::int64_t> values = {1, 2, 3};
+  constexpr int columns = 5000;
+  Producer p;
+  std::vector<ar::Array*> arrays;
+  std::vector<ar::Schema*> fields;
+  std::deque<std::string> names;
+  for (int c = 0; c < columns; ++c) {
+    arrays.push_back(p.primitive(values));
+    fields.push_back(p.schema("l", {}, {}, names.emplace_back("column " + std::to_string((c * 7919) % columns)).c_str()));
+  }
+  ar::Array* batch = p.array(3, {nullptr}, arrays);
+  const zt::RecordBatchTensors tensors = zt::from_arrow_record_batch(batch, p.schema("+s", fields));
+  BOOST_TEST(tensors.size() == std::size_t(columns));
+  for (int c = 0; c < columns; ++c) {
+    const zt::AnyTensor& column = tensors.at("column " + std::to_string((c * 7919) % columns));
+    BOOST_TEST(&column == &tensors.columns()[std::size_t(c)]);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(a_null_row_is_null_in_every_column) {
@@ -807,6 +920,38 @@ BOOST_AUTO_TEST_CASE(refusals_and_the_copy_option) {
   BOOST_TEST(exported.array.buffers[1] == data);
   zt::AnyTensor imported = zt::from_arrow(&exported, &schema);
   BOOST_TEST(imported.device() == zt::cuda(0));
+}
+
+BOOST_AUTO_TEST_CASE(exports_mark_nullability_as_pyarrow_does) {
+  // pyarrow builds every type and field nullable; only a record batch's own schema is not.
+  // Anything else fails pa.concat_arrays / concat_tables with pyarrow's own arrays.
+  Owned a({4});
+  Owned b({4, 2, 3});
+  const auto every_node = [](const ar::Schema& root, auto&& check) {
+    std::vector<const ar::Schema*> pending = {&root};
+    while (!pending.empty()) {
+      const ar::Schema* s = pending.back();
+      pending.pop_back();
+      check(*s);
+      for (std::int64_t i = 0; i < s->n_children; ++i) pending.push_back(s->children[i]);
+    }
+  };
+  for (const auto type : {zt::ArrowTensorType::fixed_shape_tensor, zt::ArrowTensorType::fixed_size_list}) {
+    ar::Array array{};
+    ar::Schema schema{};
+    zt::to_arrow(b.tensor, &array, &schema, {.tensor_type = type});
+    every_node(schema, [](const ar::Schema& s) { BOOST_TEST(s.flags == ar::flag_nullable); });
+    array.release(&array);
+    schema.release(&schema);
+  }
+  ar::Array array{};
+  ar::Schema schema{};
+  zt::to_arrow_record_batch(zt::RecordBatchTensors{{"a", "b"}, {a.tensor, b.tensor}}, &array, &schema);
+  BOOST_TEST(schema.flags == 0);
+  for (std::int64_t i = 0; i < schema.n_children; ++i)
+    every_node(*schema.children[i], [](const ar::Schema& s) { BOOST_TEST(s.flags == ar::flag_nullable); });
+  array.release(&array);
+  schema.release(&schema);
 }
 
 BOOST_AUTO_TEST_CASE(record_batch_round_trip) {
