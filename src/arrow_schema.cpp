@@ -1,5 +1,7 @@
 // The type of an Arrow import, read from the schema tree: format strings, FixedSizeList
 // nesting, and the arrow.fixed_shape_tensor extension with its JSON parameters.
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -89,20 +91,95 @@ template <class... Parts>
   throw ValueError(concat(extension_what, " ", text.substr(0, limit), text.size() > limit ? "…" : "", ": ", what...));
 }
 
-/// `object[key]`'s integers into `out`, each ≥ 0 and fitting int64; false when the key is absent.
-bool read_indices(std::string_view text, const Json& object, const char* key, ArrowDims<std::int64_t>& out) {
-  const auto found = object.find(key);
-  if (found == object.end()) return false;
-  bool valid = found->is_array();
-  for (std::size_t i = 0; valid && i < found->size(); ++i) {
-    const Json& item = (*found)[i];
-    valid = item.is_number_unsigned() && item.get<std::uint64_t>() <= std::uint64_t(INT64_MAX);
-    if (valid) out.push_back(std::int64_t(item.get<std::uint64_t>()));
+/// The extension's parameters, read from nlohmann-json's SAX events without building a
+/// document (the document's allocations cost more than the rest of an import): an object
+/// whose "shape" and "permutation" are arrays of integers ≥ 0 that fit int64 and whose
+/// "dim_names" is an array of strings. Other keys are ignored, as Arrow C++ ignores them.
+/// As strict as detail::read_json with a depth of 2: an object (level 1) of arrays (level 2),
+/// no key twice in an object.
+class TensorParameters {
+ public:
+  enum Member { shape, permutation, dim_names, other };
+
+  explicit TensorParameters(std::string_view text) : text_(text) {
+    Json::sax_parse(text.begin(), text.end(), this);
   }
-  if (!valid) throw_extension(text, "\"", key, "\" must be an array of integers ≥ 0 that fit int64; found ",
-                              json_prefix(*found));
-  return true;
-}
+
+  [[nodiscard]] bool has(Member member) const { return present_[member]; }
+  [[nodiscard]] const ArrowDims<std::int64_t>& indices(Member member) const { return indices_[member]; }
+  [[nodiscard]] std::size_t names() const { return names_; }
+
+  // nlohmann-json's SAX interface.
+  bool null() { return value(Kind::other); }
+  bool boolean(bool) { return value(Kind::other); }
+  bool number_integer(Json::number_integer_t) { return value(Kind::other); }  // negative
+  bool number_unsigned(Json::number_unsigned_t n) {
+    return n <= std::uint64_t(INT64_MAX) ? value(Kind::index, std::int64_t(n)) : value(Kind::other);
+  }
+  bool number_float(Json::number_float_t, const Json::string_t&) { return value(Kind::other); }
+  bool string(Json::string_t&) { return value(Kind::string); }
+  bool binary(Json::binary_t&) { return value(Kind::other); }
+  bool start_object(std::size_t) { return open(true); }
+  bool start_array(std::size_t) { return open(false); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+
+  bool key(Json::string_t& name) {
+    auto& keys = keys_[depth_ - 1];
+    if (std::find(keys.begin(), keys.end(), name) != keys.end())
+      throw ValueError(concat(extension_what, " names '", name.substr(0, 48), name.size() > 48 ? "…'" : "'", " twice"));
+    keys.push_back(name);
+    if (depth_ == 1) member_ = name == "shape" ? shape : name == "permutation" ? permutation
+                             : name == "dim_names" ? dim_names : other;
+    return true;
+  }
+
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& error) {
+    throw ValueError(concat(extension_what, " is not valid JSON: ", error.what()));
+  }
+
+ private:
+  bool open(bool object) {
+    if (depth_ == 0 && !object) throw_extension(text_, "must be a JSON object");
+    if (depth_ == 1 && member_ != other && object) refuse_member();
+    if (depth_ == 2) throw ValueError(concat(extension_what, " nests JSON deeper than 2 levels"));
+    if (depth_ == 1 && member_ != other) present_[member_] = true;
+    ++depth_;
+    if (object) keys_[depth_ - 1].clear();
+    return true;
+  }
+
+  bool close() {
+    --depth_;
+    return true;
+  }
+
+  enum class Kind { index, string, other };
+
+  /// A value that is not a container, an entry of the member being read.
+  bool value(Kind kind, std::int64_t index = 0) {
+    if (depth_ == 0) throw_extension(text_, "must be a JSON object");
+    if (member_ == other) return true;
+    if (depth_ == 1 || kind != (member_ == dim_names ? Kind::string : Kind::index)) refuse_member();
+    if (member_ == dim_names) ++names_;
+    else indices_[member_].push_back(index);
+    return true;
+  }
+
+  [[noreturn]] void refuse_member() const {
+    if (member_ == dim_names) throw_extension(text_, "\"dim_names\" must be an array of strings");
+    throw_extension(text_, "\"", member_ == shape ? "shape" : "permutation",
+                    "\" must be an array of integers ≥ 0 that fit int64");
+  }
+
+  std::string_view text_;
+  int depth_ = 0;
+  Member member_ = other;  ///< the member of the root object being read
+  std::array<bool, 3> present_{};
+  std::array<ArrowDims<std::int64_t>, 2> indices_;  ///< shape, permutation
+  std::size_t names_ = 0;
+  std::array<boost::container::small_vector<std::string, 4>, 2> keys_;  ///< of the objects open at levels 1 and 2
+};
 
 /// Whether `entries` hold each of 0 … size - 1 once.
 bool is_permutation(const ArrowDims<std::int64_t>& entries) {
@@ -118,11 +195,9 @@ bool is_permutation(const ArrowDims<std::int64_t>& entries) {
 /// and "dim_names" when present; other keys are ignored, as Arrow C++ ignores them) and adds
 /// the dimensions to `type`: the shape in physical order, the permutation logical → physical.
 void add_tensor_extension(std::string_view text, std::int64_t list_size, ArrowType& type) {
-  // An object (level 1) of arrays (level 2): nothing deeper is meaningful.
-  const Json parameters = read_json(text, 2, extension_what);
-  if (!parameters.is_object()) throw_extension(text, "must be a JSON object; found ", parameters.type_name());
-  ArrowDims<std::int64_t> shape, permutation;
-  if (!read_indices(text, parameters, "shape", shape)) throw_extension(text, "has no \"shape\"");
+  const TensorParameters parameters(text);
+  if (!parameters.has(TensorParameters::shape)) throw_extension(text, "has no \"shape\"");
+  const ArrowDims<std::int64_t>& shape = parameters.indices(TensorParameters::shape);
   const std::size_t rank = shape.size();
   if (type.shape.size() + rank > arrow_max_rank - 1)
     throw_extension(text, "\"shape\" has ", rank, " dimensions; with the ", type.shape.size(),
@@ -133,18 +208,14 @@ void add_tensor_extension(std::string_view text, std::int64_t list_size, ArrowTy
   }
   if (product != list_size)
     throw_extension(text, "the shape has ", product, " elements but the storage list size is ", list_size);
-  const bool permuted = read_indices(text, parameters, "permutation", permutation);
+  const bool permuted = parameters.has(TensorParameters::permutation);
+  const ArrowDims<std::int64_t>& permutation = parameters.indices(TensorParameters::permutation);
   if (permuted && permutation.size() != rank)
     throw_extension(text, "\"permutation\" has ", permutation.size(), " entries for ", rank, " dimensions");
   if (permuted && !is_permutation(permutation))
     throw_extension(text, "\"permutation\" is not a permutation of 0…", rank - 1);
-  const auto names = parameters.find("dim_names");
-  if (names != parameters.end()) {
-    bool strings = names->is_array();
-    for (std::size_t i = 0; strings && i < names->size(); ++i) strings = (*names)[i].is_string();
-    if (!strings) throw_extension(text, "\"dim_names\" must be an array of strings; found ", json_prefix(*names));
-    if (names->size() != rank) throw_extension(text, "\"dim_names\" has ", names->size(), " names for ", rank, " dimensions");
-  }
+  if (parameters.has(TensorParameters::dim_names) && parameters.names() != rank)
+    throw_extension(text, "\"dim_names\" has ", parameters.names(), " names for ", rank, " dimensions");
   const std::size_t base = type.shape.size();
   for (std::size_t i = 0; i < rank; ++i) {
     type.shape.push_back(shape[i]);

@@ -218,21 +218,25 @@ BOOST_AUTO_TEST_CASE(fixed_shape_tensor_metadata_errors_name_the_numbers) {
       {R"({"shape":[2,3],"permutation":[0,0]})", "is not a permutation of 0…1"},
       {R"({"shape":[2,3],"permutation":[0]})", "\"permutation\" has 1 entries for 2 dimensions"},
       {R"({"shape":[2,3],"dim_names":["a"]})", "\"dim_names\" has 1 names for 2 dimensions"},
-      {R"({"shape":[2,-3]})", "\"shape\" must be an array of integers ≥ 0 that fit int64; found [2,-3]"},
+      {R"({"shape":[2,-3]})", "metadata {\"shape\":[2,-3]}: \"shape\" must be an array of integers ≥ 0 that fit int64"},
       {R"({"shape":[99999999999999999999]})", "\"shape\" must be an array of integers ≥ 0 that fit int64"},
-      {R"({"shape":[9223372036854775808]})", "found [9223372036854775808]"},
-      {R"({"shape":6})", "\"shape\" must be an array of integers ≥ 0 that fit int64; found 6"},
+      {R"({"shape":[9223372036854775808]})", "\"shape\" must be an array of integers ≥ 0 that fit int64"},
+      {R"({"shape":6})", "\"shape\" must be an array of integers ≥ 0 that fit int64"},
+      {R"({"shape":{"a":1}})", "\"shape\" must be an array of integers ≥ 0 that fit int64"},
       {R"({"shape":[2,3],"permutation":[1,"0"]})", "\"permutation\" must be an array of integers ≥ 0"},
-      {R"({"shape":[2,3],"dim_names":["a",1]})", "\"dim_names\" must be an array of strings; found [\"a\",1]"},
-      {R"([2,3])", "must be a JSON object; found array"},
+      {R"({"shape":[2,3],"dim_names":["a",1]})", "\"dim_names\" must be an array of strings"},
+      {R"([2,3])", "metadata [2,3]: must be a JSON object"},
+      {R"(6)", "metadata 6: must be a JSON object"},
       {R"({"permutation":[0,1]})", "has no \"shape\""},
       {R"({"shape":[2,3],"shape":[2,3]})", "names 'shape' twice"},
   };
   for (const auto& [json, message] : cases) {
     Producer p;
     auto [array, schema] = tensor_array(p, values, 6, json);
-    BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(array, schema)), zt::ValueError,
-                          with_message<zt::ValueError>(message));
+    BOOST_TEST_CONTEXT(json) {
+      BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow(array, schema)), zt::ValueError,
+                            with_message<zt::ValueError>(message));
+    }
     BOOST_TEST(p.array_releases == 1);  // released at once on error
     BOOST_TEST(p.schema_releases == 1);
   }
@@ -285,6 +289,7 @@ BOOST_AUTO_TEST_CASE(fixed_shape_tensor_json_is_strict) {
        "from_arrow: arrow.fixed_shape_tensor metadata names 'dim_names' twice"},
       {R"({"shape":[2,3],"x":[[1]]})", "from_arrow: arrow.fixed_shape_tensor metadata nests JSON deeper than 2 levels"},
       {R"({"shape":[2,3],"x":{"y":{}}})", "nests JSON deeper than 2 levels"},
+      {R"({"shape":[2,3],"x":{"y":1,"y":2}})", "names 'y' twice"},
       {R"({"shape":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,6]})",
        "\"shape\" has 33 dimensions; with the 0 before it the type would have more than 31"},
   };
