@@ -28,8 +28,11 @@
 // - variable-size lists, list views, strings, binary, decimals, temporal types, unions, maps,
 //   run-end encoded and dictionary-encoded arrays, structs (from_arrow_record_batch reads a
 //   record batch column by column): TypeError;
-// - a released or NULL struct, a malformed schema (format, metadata, JSON, child counts) or
-//   array (buffer and child counts, lengths that do not fit, NULL data): ValueError;
+// - a released or NULL struct, a malformed schema (format, empty or not, metadata, JSON, child
+//   counts) or array (buffer and child counts, lengths or offset + length that do not fit
+//   int64, NULL data): ValueError;
+// - a copy (copy = true, bool, unaligned data, nulls) of memory the host cannot read:
+//   DeviceError, before anything is allocated;
 // - device types other than CPU, CUDA, CUDA host and CUDA managed: DeviceError.
 #pragma once
 
@@ -94,8 +97,9 @@ class RecordBatchTensors {
 
 /// A struct array ("+s", what pyarrow's RecordBatch._export_to_c writes) as its columns,
 /// each imported as from_arrow does, sharing memory and one owner: the producer's release
-/// runs when the last column view dies. Takes both structs. Duplicate column names are a
-/// ValueError; a null struct slot is a null in every column.
+/// runs when the last column view dies. Takes both structs (a NULL or released one is a
+/// ValueError, as in from_arrow). Duplicate column names are a ValueError; a null struct
+/// slot is a null in every column; an error inside a column names it.
 [[nodiscard]] RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* schema,
                                                          const FromArrowOptions& options = {});
 
