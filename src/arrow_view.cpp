@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <string_view>
-#include <type_traits>
 
 #include "arrow_import.hpp"
 #include "zerotensor/convert.hpp"

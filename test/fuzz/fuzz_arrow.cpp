@@ -17,13 +17,13 @@
 //     format (% 20 of the list below; "+w:" then list size % 9 and a byte: % 16 == 0 spells
 //     the size as text: a length byte % 5 and the bytes), a byte % 32 == 0 replacing the
 //     format by text (length % 7), a struct's child count (1 + b % 2), the length (b % 4 ==
-//     0: the parent's slots + next % 3 - 1; b % 16 == 1: INT64_MAX with offset 1 + next % 3;
-//     b % 16 == 5 on CUDA: 2^62; else the parent's slots), the offset (% 4), null_count
-//     (% 4 - 1), validity (b % 2 == 0: a bitmap), each buffer's first bytes (up to 4), an
-//     extra NULL buffer (b % 16 == 0), the children's levels, metadata (b % 4: none, a
-//     fixed_shape_tensor with JSON text, another extension, a fixed_shape_tensor with
-//     generated shape and permutation: 4 bytes), a dictionary (b % 16 == 0). Children are
-//     named c0, c1.
+//     0 under a parent of at most 2^20 slots: those slots + next % 3 - 1; b % 16 == 1:
+//     INT64_MAX with offset 1 + next % 3; b % 16 == 5 on CUDA: 2^62; else the parent's
+//     slots), the offset (% 4), null_count (% 4 - 1), validity (b % 2 == 0: a bitmap),
+//     each buffer's first bytes (up to 4), an extra NULL buffer (b % 16 == 0), the
+//     children's levels, metadata (b % 4: none, a fixed_shape_tensor with JSON text, another
+//     extension, a fixed_shape_tensor with generated shape and permutation: 4 bytes), a
+//     dictionary (b % 16 == 0). Children are named c0, c1.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -141,7 +141,7 @@ struct Tree {
 
     std::int64_t length = slots, offset = 0;
     const std::uint8_t length_choice = in.byte();
-    if (length_choice % 4 == 0) length = slots + in.byte() % 3 - 1;
+    if (length_choice % 4 == 0 && slots <= max_backed) length = slots + in.byte() % 3 - 1;
     if (length_choice % 16 == 1) {
       length = INT64_MAX;
       offset = 1 + in.byte() % 3;
