@@ -72,7 +72,7 @@ class Exporter {
     s = arrow::Schema{string(std::move(format)),
                       string(std::string(name)),
                       metadata.empty() ? nullptr : string(std::move(metadata)),
-                      0,
+                      arrow::flag_nullable,  // as pyarrow builds every type and field
                       n_children,
                       schema_children,
                       nullptr,
@@ -220,25 +220,23 @@ void to_arrow(const AnyTensor& tensor, arrow::DeviceArray* out_array, arrow::Sch
 
 void to_arrow_record_batch(const RecordBatchTensors& batch, arrow::Array* out_array, arrow::Schema* out_schema,
                            ToArrowOptions options) {
-  if (batch.names.size() != batch.columns.size())
-    throw ValueError(detail::concat("to_arrow_record_batch: ", batch.names.size(), " names for ",
-                                    batch.columns.size(), " columns"));
   std::vector<AnyTensor> columns;
-  for (const AnyTensor& column : batch.columns) {
+  for (const AnyTensor& column : batch.columns()) {
     columns.push_back(exportable(column, options, false, "to_arrow_record_batch"));
-    if (column.size(0) != batch.columns.front().size(0))
-      throw ValueError(detail::concat("to_arrow_record_batch: column \"", batch.names[columns.size() - 1], "\" has ",
-                                      column.size(0), " rows, column \"", batch.names[0], "\" has ",
-                                      batch.columns.front().size(0)));
+    if (column.size(0) != batch.columns().front().size(0))
+      throw ValueError(detail::concat("to_arrow_record_batch: column \"", batch.names()[columns.size() - 1],
+                                      "\" has ", column.size(0), " rows, column \"", batch.names()[0], "\" has ",
+                                      batch.columns().front().size(0)));
   }
   const auto rows = columns.empty() ? std::int64_t{0} : columns.front().size(0);
   Exporter exporter;
   arrow::Array a{};
   arrow::Schema s{};
   exporter.node(a, s, rows, nullptr, false, std::int64_t(columns.size()), "+s", "");
+  s.flags = 0;  // a record batch's own schema, as pyarrow's RecordBatch._export_to_c writes it
   for (std::size_t c = 0; c < columns.size(); ++c) {
     auto [array, schema] = exporter.child(a, s, std::int64_t(c));
-    exporter.column(columns[c], batch.names[c], options.tensor_type, array, schema);
+    exporter.column(columns[c], batch.names()[c], options.tensor_type, array, schema);
   }
   exporter.finish(a, s, out_array, out_schema);
 }

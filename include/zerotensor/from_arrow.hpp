@@ -28,11 +28,15 @@
 // - variable-size lists, list views, strings, binary, decimals, temporal types, unions, maps,
 //   run-end encoded and dictionary-encoded arrays, structs (from_arrow_record_batch reads a
 //   record batch column by column): TypeError;
-// - a released or NULL struct, a malformed schema (format, metadata, JSON, child counts) or
-//   array (buffer and child counts, lengths that do not fit, NULL data): ValueError;
+// - a released or NULL struct, a malformed schema (format, empty or not, metadata, JSON, child
+//   counts) or array (buffer and child counts, lengths or offset + length that do not fit
+//   int64, NULL data): ValueError;
+// - a copy (copy = true, bool, unaligned data, nulls) of memory the host cannot read:
+//   DeviceError, before anything is allocated;
 // - device types other than CPU, CUDA, CUDA host and CUDA managed: DeviceError.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,22 +71,35 @@ struct FromArrowOptions {
 [[nodiscard]] AnyTensor from_arrow(arrow::DeviceArray* array, const arrow::Schema& schema,
                                    const FromArrowOptions& options = {});
 
-/// A record batch's columns, in schema order, each a tensor.
-struct RecordBatchTensors {
-  std::vector<std::string> names;
-  std::vector<AnyTensor> columns;
+/// A record batch's columns, in schema order, each a tensor with a distinct name.
+class RecordBatchTensors {
+ public:
+  RecordBatchTensors() = default;
+  /// Column i is `columns[i]`, called `names[i]`. ValueError when the counts differ or a
+  /// name appears twice. Indexes the names once: at() is logarithmic in the column count.
+  RecordBatchTensors(std::vector<std::string> names, std::vector<AnyTensor> columns);
+
+  [[nodiscard]] const std::vector<std::string>& names() const noexcept { return names_; }
+  [[nodiscard]] const std::vector<AnyTensor>& columns() const noexcept { return columns_; }
+  [[nodiscard]] std::size_t size() const noexcept { return columns_.size(); }
 
   /// The column called `name`; ValueError naming the columns when there is none.
   [[nodiscard]] const AnyTensor& at(std::string_view name) const;
   /// The 1-D columns side by side: a new (rows, columns) tensor, C order. A copy, since
   /// each column is a buffer of its own; TypeError for mixed dtypes or columns not 1-D.
   [[nodiscard]] AnyTensor stack() const;
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<AnyTensor> columns_;
+  std::vector<std::size_t> by_name_;  // column indices in the order of their names
 };
 
 /// A struct array ("+s", what pyarrow's RecordBatch._export_to_c writes) as its columns,
 /// each imported as from_arrow does, sharing memory and one owner: the producer's release
-/// runs when the last column view dies. Takes both structs. Duplicate column names are a
-/// ValueError; a null struct slot is a null in every column.
+/// runs when the last column view dies. Takes both structs (a NULL or released one is a
+/// ValueError, as in from_arrow). Duplicate column names are a ValueError; a null struct
+/// slot is a null in every column; an error inside a column names it.
 [[nodiscard]] RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* schema,
                                                          const FromArrowOptions& options = {});
 

@@ -83,14 +83,14 @@ void* ztp_import_batch(void* array, void* schema, char* error, std::size_t size)
   }
 }
 
-int ztp_batch_size(void* batch) { return int(static_cast<zt::RecordBatchTensors*>(batch)->columns.size()); }
+int ztp_batch_size(void* batch) { return int(static_cast<zt::RecordBatchTensors*>(batch)->size()); }
 
 /// Column `i` as a tensor handle; its name into `name`.
 void* ztp_batch_column(void* batch, int i, char* name, std::size_t size) {
   auto* b = static_cast<zt::RecordBatchTensors*>(batch);
-  std::strncpy(name, b->names[std::size_t(i)].c_str(), size - 1);
+  std::strncpy(name, b->names()[std::size_t(i)].c_str(), size - 1);
   name[size - 1] = '\0';
-  return new zt::AnyTensor(b->columns[std::size_t(i)]);
+  return new zt::AnyTensor(b->columns()[std::size_t(i)]);
 }
 
 void* ztp_batch_stack(void* batch) { return new zt::AnyTensor(static_cast<zt::RecordBatchTensors*>(batch)->stack()); }

@@ -352,6 +352,40 @@ class ZerotensorToPyArrow(unittest.TestCase):
         np.testing.assert_array_equal(batch.column(1).to_numpy_ndarray(), np.arange(10).reshape(5, 2))
         self.assertEqual(LIB.ztp_owners_alive(), 2)
 
+    def test_exports_concatenate_with_arrays_pyarrow_built(self):
+        # pyarrow's own arrays of the same types: concat demands identical types, field
+        # nullability included.
+        values = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+        array, schema, _ = zt_export("float32", [2, 3, 4])
+        ours = pa.Array._import_from_c(ctypes.addressof(array), ctypes.addressof(schema))
+        theirs = pa.FixedShapeTensorArray.from_numpy_ndarray(values)
+        self.assertEqual(ours.type, theirs.type)
+        joined = pa.concat_arrays([ours, theirs])
+        joined.validate(full=True)
+        np.testing.assert_array_equal(joined.to_numpy_ndarray(), np.concatenate([values, values]))
+
+        array, schema, _ = zt_export("int16", [2, 3, 4], layout=1)
+        ours = pa.Array._import_from_c(ctypes.addressof(array), ctypes.addressof(schema))
+        theirs = pa.array(np.arange(24).reshape(2, 3, 4).tolist(), pa.list_(pa.list_(pa.int16(), 4), 3))
+        self.assertEqual(ours.type, theirs.type)
+        joined = pa.concat_arrays([ours, theirs])
+        joined.validate(full=True)
+        self.assertEqual(joined.to_pylist(), theirs.to_pylist() * 2)
+        del ours, joined
+
+    def test_record_batch_concatenates_with_a_table_pyarrow_built(self):
+        array, schema = ArrowArray(), ArrowSchema()
+        LIB.ztp_export_batch(5, ctypes.addressof(array), ctypes.addressof(schema))
+        ours = pa.Table.from_batches([pa.RecordBatch._import_from_c(ctypes.addressof(array), ctypes.addressof(schema))])
+        theirs = pa.table({"x": pa.array(np.arange(5, dtype=np.float32)),
+                           "m": pa.FixedShapeTensorArray.from_numpy_ndarray(np.arange(10).reshape(5, 2))})
+        self.assertEqual(ours.schema, theirs.schema)
+        joined = pa.concat_tables([ours, theirs])
+        joined.validate(full=True)
+        self.assertEqual(joined.num_rows, 10)
+        np.testing.assert_array_equal(joined.column("x").to_numpy(), np.tile(np.arange(5, dtype=np.float32), 2))
+        del ours, joined
+
     def test_empty_tensors(self):
         for shape in ([0], [0, 3], [2, 0]):
             with self.subTest(shape):
