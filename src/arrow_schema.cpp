@@ -95,14 +95,14 @@ template <class... Parts>
 /// document (the document's allocations cost more than the rest of an import): an object
 /// whose "shape" and "permutation" are arrays of integers ≥ 0 that fit int64 and whose
 /// "dim_names" is an array of strings. Other keys are ignored, as Arrow C++ ignores them.
-/// As strict as detail::read_json with a depth of 2: an object (level 1) of arrays (level 2),
-/// no key twice in an object.
+/// Read through the project's JSON reader (detail::read_json_events) with a depth of 2: an
+/// object (level 1) of arrays (level 2).
 class TensorParameters {
  public:
   enum Member { shape, permutation, dim_names, other };
 
   explicit TensorParameters(std::string_view text) : text_(text) {
-    Json::sax_parse(text.begin(), text.end(), this);
+    detail::read_json_events(text, 2, extension_what, *this);
   }
 
   [[nodiscard]] bool has(Member member) const { return present_[member]; }
@@ -125,27 +125,17 @@ class TensorParameters {
   bool end_array() { return close(); }
 
   bool key(Json::string_t& name) {
-    auto& keys = keys_[depth_ - 1];
-    if (std::find(keys.begin(), keys.end(), name) != keys.end())
-      throw ValueError(concat(extension_what, " names '", name.substr(0, 48), name.size() > 48 ? "…'" : "'", " twice"));
-    keys.push_back(name);
     if (depth_ == 1) member_ = name == "shape" ? shape : name == "permutation" ? permutation
                              : name == "dim_names" ? dim_names : other;
     return true;
-  }
-
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& error) {
-    throw ValueError(concat(extension_what, " is not valid JSON: ", error.what()));
   }
 
  private:
   bool open(bool object) {
     if (depth_ == 0 && !object) throw_extension(text_, "must be a JSON object");
     if (depth_ == 1 && member_ != other && object) refuse_member();
-    if (depth_ == 2) throw ValueError(concat(extension_what, " nests JSON deeper than 2 levels"));
     if (depth_ == 1 && member_ != other) present_[member_] = true;
     ++depth_;
-    if (object) keys_[depth_ - 1].clear();
     return true;
   }
 
@@ -178,7 +168,6 @@ class TensorParameters {
   std::array<bool, 3> present_{};
   std::array<ArrowDims<std::int64_t>, 2> indices_;  ///< shape, permutation
   std::size_t names_ = 0;
-  std::array<boost::container::small_vector<std::string, 4>, 2> keys_;  ///< of the objects open at levels 1 and 2
 };
 
 /// Whether `entries` hold each of 0 … size - 1 once.
