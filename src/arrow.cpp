@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "concat.hpp"
 #include "dtype_formats.hpp"
 #include "zerotensor/convert.hpp"
 #include "zerotensor/detail/checked_arithmetic.hpp"

@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "concat.hpp"
 #include "dtype_formats.hpp"
 #include "strided_walk.hpp"
 #include "zerotensor/from_dlpack.hpp"

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "zerotensor/device.hpp"
+#include "zerotensor/export.hpp"
 
 namespace zt {
 
@@ -49,7 +50,7 @@ template <class R>
 inline constexpr bool borrows_memory = std::ranges::enable_borrowed_range<std::remove_cvref_t<R>>;
 }  // namespace detail
 
-class Buffer {
+class ZT_API Buffer {
  public:
   /// Borrows an lvalue range (the caller keeps it alive); a const range is read-only.
   /// Takes ownership of an rvalue container by moving it into the keep-alive owner.

@@ -34,6 +34,7 @@
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/dlpack.hpp"
+#include "zerotensor/export.hpp"
 
 namespace zt {
 
@@ -42,17 +43,17 @@ namespace detail {
 /// Builds the view after every check; `owner` runs the producer's deleter. `descriptor` is
 /// the producer's DLTensor, or a struct laid out like it (checked at compile time): its
 /// fields are read with memcpy, so a foreign struct is never read through our types.
-[[nodiscard]] AnyTensor view_from_dlpack(const void* descriptor, bool read_only, KeepAlive&& owner);
-[[noreturn]] void throw_dlpack_null();
-[[noreturn]] void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor);
+[[nodiscard]] ZT_API AnyTensor view_from_dlpack(const void* descriptor, bool read_only, KeepAlive&& owner);
+[[noreturn]] ZT_API void throw_dlpack_null();
+[[noreturn]] ZT_API void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor);
 
 /// The owner's control block comes from a small per-thread cache of fixed-size blocks:
 /// malloc and free would otherwise dominate an import. A block freed on another
 /// thread joins that thread's cache; a thread's cache is freed when the thread exits.
 /// 128 bytes: from_arrow's owner holds the producer's 80-byte ArrowArray beside its counts.
 inline constexpr std::size_t owner_block_size = 128;
-[[nodiscard]] void* allocate_owner_block();
-void release_owner_block(void* block) noexcept;
+[[nodiscard]] ZT_API void* allocate_owner_block();
+ZT_API void release_owner_block(void* block) noexcept;
 
 template <class T>
 struct OwnerBlockAllocator {

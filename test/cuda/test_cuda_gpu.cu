@@ -16,6 +16,7 @@
 #include "zerotensor/from_dlpack.hpp"
 #include "zerotensor/frombuffer.hpp"
 #include "zerotensor/to_dlpack.hpp"
+#include "../../src/concat.hpp"
 #include "../message_check.hpp"
 #include "require_gpu.hpp"
 

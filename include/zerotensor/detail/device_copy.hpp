@@ -5,6 +5,7 @@
 #pragma once
 
 #include "zerotensor/any_tensor.hpp"
+#include "zerotensor/export.hpp"
 
 namespace zt::detail {
 
@@ -14,6 +15,6 @@ namespace zt::detail {
 /// Queued on `options.stream`, waited for unless options.non_blocking allows
 /// (to_options.hpp). DeviceError when the build cannot reach `target`, when the device does
 /// not exist, or when the CUDA runtime fails (the message names the CUDA error).
-[[nodiscard]] AnyTensor copy_to_device(const AnyTensor& source, Device target, const ToOptions& options = {});
+[[nodiscard]] ZT_API AnyTensor copy_to_device(const AnyTensor& source, Device target, const ToOptions& options = {});
 
 }  // namespace zt::detail
