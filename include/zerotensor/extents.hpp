@@ -3,10 +3,10 @@
 // is a contiguous range, so either converts to std::span<const index_t>.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <initializer_list>
 #include <span>
 #include <type_traits>
@@ -31,8 +31,7 @@ class DynamicExtents {
   DynamicExtents(std::initializer_list<index_t> values)
       : DynamicExtents(std::span<const index_t>(values.begin(), values.size())) {}
   explicit DynamicExtents(std::span<const index_t> values) : DynamicExtents(uninitialized(values.size())) {
-    if (heap_) std::memcpy(heap_, values.data(), values.size() * sizeof(index_t));
-    else copy_slots(inline_.data(), values.data(), size_);
+    std::copy_n(values.data(), size_, data());
   }
   DynamicExtents(const DynamicExtents& other) : DynamicExtents(other.span()) {}
   DynamicExtents& operator=(const DynamicExtents& other) {
@@ -66,7 +65,7 @@ class DynamicExtents {
   [[nodiscard]] std::span<const index_t> span() const noexcept { return {data(), size_}; }
 
   friend bool operator==(const DynamicExtents& a, const DynamicExtents& b) noexcept {
-    return a.size_ == b.size_ && std::memcmp(a.data(), b.data(), a.size_ * sizeof(index_t)) == 0;
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
   }
 
  private:
@@ -75,30 +74,14 @@ class DynamicExtents {
   };
   static Uninitialized uninitialized(std::size_t count) noexcept { return {count}; }
   explicit DynamicExtents(Uninitialized request) : size_(request.count) {
-    if (size_ > inline_capacity) [[unlikely]] heap_ = allocate(size_);
-  }
-  /// Out of line so that building a view of rank 6 or less stays a few inlined moves.
-  [[gnu::noinline, gnu::cold]] static index_t* allocate(std::size_t count) { return new index_t[count]; }
-  /// Copies up to inline_capacity values one 8-byte move each. A view is built and moved
-  /// right after its extents are written, so this must neither call memmove nor load with
-  /// wider vectors than the stores that just wrote the values (a store-forwarding stall).
-  static void copy_slots(index_t* to, const index_t* from, std::size_t count) noexcept {
-    switch (count) {
-      case 6: to[5] = from[5]; [[fallthrough]];
-      case 5: to[4] = from[4]; [[fallthrough]];
-      case 4: to[3] = from[3]; [[fallthrough]];
-      case 3: to[2] = from[2]; [[fallthrough]];
-      case 2: to[1] = from[1]; [[fallthrough]];
-      case 1: to[0] = from[0]; [[fallthrough]];
-      default: break;
-    }
+    if (size_ > inline_capacity) heap_ = new index_t[size_];
   }
   void take(DynamicExtents&& other) noexcept {
     size_ = other.size_;
     delete[] heap_;
     heap_ = other.heap_;
     other.heap_ = nullptr;
-    if (!heap_) copy_slots(inline_.data(), other.inline_.data(), size_);
+    if (!heap_) std::copy_n(other.inline_.data(), size_, inline_.data());
     other.size_ = 0;
   }
 
