@@ -27,11 +27,11 @@ struct ReadOnlyViews<std::tuple<Types...>> {
 };
 
 [[noreturn]] ZT_API void throw_as_mismatch(DType expected_dtype, std::size_t expected_rank, bool want_writable,
-                                    const AnyTensor& found);
+                                           const AnyTensor& found);
 [[noreturn]] ZT_API void throw_read_only(const char* operation);
 
 ZT_API AnyTensor make_view(DType dtype, void* data, std::span<const index_t> shape, std::span<const index_t> strides,
-                    KeepAlive&& owner, Device device, bool writable);
+                           KeepAlive&& owner, Device device, bool writable);
 }  // namespace detail
 
 /// What `AnyTensor::variant()` returns: alternative i is a `Tensor<const T>` of dtype i.

@@ -57,16 +57,16 @@ struct FromArrowOptions {
 [[nodiscard]] ZT_API AnyTensor from_arrow(arrow::Array* array, arrow::Schema* schema, const FromArrowOptions& options = {});
 /// Takes `array`, borrows `schema`.
 [[nodiscard]] ZT_API AnyTensor from_arrow(arrow::Array* array, const arrow::Schema& schema,
-                                   const FromArrowOptions& options = {});
+                                          const FromArrowOptions& options = {});
 
 /// The device form: CPU, CUDA (a view the host cannot touch), CUDA host and CUDA managed
 /// memory give tensors on that device. A `sync_event` is waited for (cudaEventSynchronize)
 /// before returning; it needs the CUDA build (DeviceError otherwise). Nulls and copies
 /// need memory the host can read (DeviceError for CUDA device memory).
 [[nodiscard]] ZT_API AnyTensor from_arrow(arrow::DeviceArray* array, arrow::Schema* schema,
-                                   const FromArrowOptions& options = {});
+                                          const FromArrowOptions& options = {});
 [[nodiscard]] ZT_API AnyTensor from_arrow(arrow::DeviceArray* array, const arrow::Schema& schema,
-                                   const FromArrowOptions& options = {});
+                                          const FromArrowOptions& options = {});
 
 /// A record batch's columns, in schema order, each a tensor.
 struct ZT_API RecordBatchTensors {
@@ -85,6 +85,6 @@ struct ZT_API RecordBatchTensors {
 /// runs when the last column view dies. Takes both structs. Duplicate column names are a
 /// ValueError; a null struct slot is a null in every column.
 [[nodiscard]] ZT_API RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* schema,
-                                                         const FromArrowOptions& options = {});
+                                                                const FromArrowOptions& options = {});
 
 }  // namespace zt

@@ -26,7 +26,7 @@ namespace detail {
 [[noreturn]] ZT_API void throw_frombuffer_offset(index_t offset, std::size_t length);
 [[noreturn]] ZT_API void throw_frombuffer_not_multiple(index_t remaining, index_t offset, std::size_t itemsize);
 [[noreturn]] ZT_API void throw_frombuffer_too_long(index_t count, std::size_t itemsize, index_t offset,
-                                            std::size_t length);
+                                                   std::size_t length);
 [[noreturn]] ZT_API void throw_misaligned(const char* operation, const void* address, index_t offset, DType dtype);
 [[noreturn]] ZT_API void throw_read_only_buffer(const char* operation, DType dtype);
 /// ValueError naming the first byte that is not 0 or 1, after `context` when not empty.

@@ -46,6 +46,6 @@ struct ZT_API SafetensorsFile {
 /// DeviceError for memory the host cannot touch; IOError when writing fails. Atomic, as
 /// save_npy: views of the file being replaced stay valid, and a failed save changes nothing.
 ZT_API void save_safetensors(PathRef path, const std::map<std::string, AnyTensor, std::less<>>& tensors,
-                      const std::map<std::string, std::string, std::less<>>& metadata = {});
+                             const std::map<std::string, std::string, std::less<>>& metadata = {});
 
 }  // namespace zt

@@ -31,15 +31,15 @@ namespace detail {
 
 /// "float32, shape (4, 4), strides (4, 1), cpu" — the found half of a mismatch message.
 ZT_API std::string describe(DType dtype, std::span<const index_t> shape, std::span<const index_t> strides,
-                     Device device, bool writable);
+                            Device device, bool writable);
 
 [[noreturn]] ZT_API void throw_not_host_accessible(const char* operation, Device device);
 [[noreturn]] ZT_API void throw_rank_mismatch(const char* operation, std::size_t expected, std::size_t found);
 [[noreturn]] ZT_API void throw_not_contiguous(const char* operation, std::span<const index_t> shape,
-                                       std::span<const index_t> strides);
+                                              std::span<const index_t> strides);
 /// "<operation>: expected <expected>; got shape (...), strides (...)".
 [[noreturn]] ZT_API void throw_layout_mismatch(const char* operation, const char* expected,
-                                        std::span<const index_t> shape, std::span<const index_t> strides);
+                                               std::span<const index_t> shape, std::span<const index_t> strides);
 [[noreturn]] ZT_API void throw_index_out_of_range(index_t index, std::size_t dim, index_t extent);
 
 /// Eigen::TensorMap views of typed views: declared here, defined by

@@ -50,16 +50,16 @@ struct ToArrowOptions {
 /// Fills `out_array` and `out_schema` (their previous contents are overwritten, not released).
 /// Throws before writing anything.
 ZT_API void to_arrow(const AnyTensor& tensor, arrow::Array* out_array, arrow::Schema* out_schema,
-              ToArrowOptions options = {});
+                     ToArrowOptions options = {});
 
 /// The device form: any device zerotensor knows (CPU, CUDA, CUDA host, CUDA managed); the
 /// tensor's memory is ready, so sync_event is NULL.
 ZT_API void to_arrow(const AnyTensor& tensor, arrow::DeviceArray* out_array, arrow::Schema* out_schema,
-              ToArrowOptions options = {});
+                     ToArrowOptions options = {});
 
 /// A record batch (pa.RecordBatch._import_from_c): a struct array with one column per tensor,
 /// named by `batch.names`; every column needs the same shape[0] (ValueError otherwise).
 ZT_API void to_arrow_record_batch(const RecordBatchTensors& batch, arrow::Array* out_array, arrow::Schema* out_schema,
-                           ToArrowOptions options = {});
+                                  ToArrowOptions options = {});
 
 }  // namespace zt
