@@ -20,7 +20,6 @@
 #include "zerotensor/npy.hpp"
 #include "zerotensor/safetensors.hpp"
 #include "zerotensor/tensor.hpp"
-#include "zerotensor/variants.hpp"
 
 namespace {
 

@@ -1,9 +1,9 @@
 #include "zerotensor/any_tensor.hpp"
-#include "zerotensor/variants.hpp"
 
 #include "zerotensor/convert.hpp"
 #include "zerotensor/detail/device_copy.hpp"
 #include "zerotensor/storage.hpp"
+#include "concat.hpp"
 
 namespace zt {
 
@@ -42,16 +42,12 @@ AnyTensor allocate_tensor(std::span<const index_t> shape, DType dtype, Device de
 
 }  // namespace detail
 
-namespace detail {
-
-ReadOnlyVariant<AnyTensor>::type ReadOnlyVariant<AnyTensor>::of(const AnyTensor& tensor) {
-  return dispatch(tensor.dtype_, [&](auto tag) -> type {
+ReadOnlyTensorVariant AnyTensor::variant() const {
+  return dispatch(dtype_, [&](auto tag) -> ReadOnlyTensorVariant {
     using T = typename decltype(tag)::type;
-    return tensor.typed<const T>();
+    return typed<const T>();
   });
 }
-
-}  // namespace detail
 
 AnyTensor AnyTensor::to(DType dtype) const {
   if (dtype == this->dtype()) return *this;

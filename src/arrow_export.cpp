@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "concat.hpp"
 #include "dtype_formats.hpp"
 #include "zerotensor/detail/checked_arithmetic.hpp"
 #include "zerotensor/to_arrow.hpp"

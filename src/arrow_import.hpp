@@ -9,6 +9,7 @@
 #include <span>
 #include <string_view>
 
+#include "concat.hpp"
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/arrow.hpp"
 #include "zerotensor/from_arrow.hpp"

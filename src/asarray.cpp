@@ -6,6 +6,7 @@
 #include "zerotensor/detail/device_copy.hpp"
 #include "zerotensor/frombuffer.hpp"
 #include "zerotensor/empty.hpp"
+#include "concat.hpp"
 
 namespace zt {
 namespace detail {

@@ -1,6 +1,7 @@
 #include "zerotensor/buffer.hpp"
 
 #include "zerotensor/error.hpp"
+#include "concat.hpp"
 
 namespace zt {
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "concat.hpp"
 #include "strided_walk.hpp"
 #include "zerotensor/shares_memory.hpp"
 

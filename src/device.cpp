@@ -1,6 +1,7 @@
 #include "zerotensor/device.hpp"
 
 #include "zerotensor/error.hpp"
+#include "concat.hpp"
 
 namespace zt {
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "concat.hpp"
 #include "dtype_formats.hpp"
 #include "strided_walk.hpp"
 #include "zerotensor/from_dlpack.hpp"

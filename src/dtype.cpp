@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "zerotensor/error.hpp"
+#include "concat.hpp"
 
 namespace zt {
 namespace {

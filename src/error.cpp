@@ -1,5 +1,7 @@
 #include "zerotensor/error.hpp"
 
+#include <sstream>
+
 namespace zt::detail {
 
 std::string shape_string(std::span<const std::int64_t> extents) {

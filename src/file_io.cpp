@@ -1,3 +1,4 @@
+#include "concat.hpp"
 #include "file_io.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+#include "concat.hpp"
 #include "file_tensor.hpp"
 
 #include <algorithm>

@@ -4,6 +4,7 @@
 #include "zerotensor/mapped_file.hpp"
 #include "zerotensor/storage.hpp"
 
+#include "concat.hpp"
 #include "file_tensor.hpp"
 
 namespace zt {

@@ -1,6 +1,7 @@
 #include "zerotensor/frombuffer.hpp"
 
 #include <algorithm>
+#include "concat.hpp"
 
 namespace zt {
 

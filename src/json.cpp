@@ -1,5 +1,6 @@
 #include "json.hpp"
 
+#include "concat.hpp"
 #include "zerotensor/error.hpp"
 
 namespace zt::detail {

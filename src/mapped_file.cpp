@@ -12,6 +12,7 @@
 #include <boost/interprocess/file_mapping.hpp>
 #include <boost/interprocess/mapped_region.hpp>
 
+#include "concat.hpp"
 #include "file_io.hpp"
 #include "zerotensor/error.hpp"
 

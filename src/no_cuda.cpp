@@ -6,6 +6,7 @@
 #include "zerotensor/pin_memory.hpp"
 #include "zerotensor/storage.hpp"
 
+#include "concat.hpp"
 #include "staged_transfer.hpp"
 
 namespace zt {

@@ -11,6 +11,7 @@
 
 #include <boost/endian/conversion.hpp>
 
+#include "concat.hpp"
 #include "dtype_formats.hpp"
 #include "file_io.hpp"
 #include "file_tensor.hpp"

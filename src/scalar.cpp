@@ -1,6 +1,7 @@
 #include "zerotensor/scalar.hpp"
 
 #include <limits>
+#include "concat.hpp"
 
 namespace zt {
 

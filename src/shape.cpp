@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "zerotensor/error.hpp"
+#include "concat.hpp"
 
 namespace zt::detail {
 

@@ -11,6 +11,7 @@
 #include <boost/interprocess/mapped_region.hpp>
 #include <boost/interprocess/shared_memory_object.hpp>
 
+#include "concat.hpp"
 #include "file_io.hpp"
 #include "zerotensor/frombuffer.hpp"
 #include "zerotensor/empty.hpp"

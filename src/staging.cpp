@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "zerotensor/error.hpp"
+#include "concat.hpp"
 
 namespace zt {
 namespace {

@@ -1,5 +1,6 @@
 // Tensor's errors, out of line so the view's accessors stay small.
 #include "zerotensor/tensor.hpp"
+#include "concat.hpp"
 
 namespace zt::detail {
 

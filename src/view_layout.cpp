@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "concat.hpp"
 #include "zerotensor/error.hpp"
 
 namespace zt::detail {

@@ -14,7 +14,6 @@
 #include "zerotensor/convert.hpp"
 #include "zerotensor/shares_memory.hpp"
 #include "zerotensor/empty.hpp"
-#include "zerotensor/variants.hpp"
 #include "message_check.hpp"
 
 namespace {

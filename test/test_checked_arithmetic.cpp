@@ -1,7 +1,6 @@
 // The one checked-arithmetic helper (detail::add_overflows, detail::mul_overflows) against
 // exact 128-bit arithmetic: every edge value of each integer width, and random factors of
-// every bit width, so both the fast path (bit widths prove the fit) and the exact one
-// (a product within one bit of the limit) are taken.
+// every bit width, so products well within, just at and just past each limit are checked.
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>

@@ -22,7 +22,6 @@
 #include "zerotensor/from_dlpack.hpp"
 #include "zerotensor/shares_memory.hpp"
 #include "zerotensor/empty.hpp"
-#include "zerotensor/variants.hpp"
 #include "zerotensor/to_dlpack.hpp"
 
 #if __has_include(<dlpack/dlpack.h>)

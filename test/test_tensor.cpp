@@ -10,7 +10,6 @@
 
 #include "zerotensor/eigen_tensor.hpp"
 #include "zerotensor/tensor.hpp"
-#include "zerotensor/variants.hpp"
 #include "message_check.hpp"
 
 namespace {

@@ -7,10 +7,13 @@
 #include <initializer_list>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
+#include <variant>
 
+#include "zerotensor/export.hpp"
 #include "zerotensor/tensor.hpp"
 #include "zerotensor/to_options.hpp"
 
@@ -19,27 +22,27 @@ namespace zt {
 class AnyTensor;
 
 namespace detail {
-/// The std::variant type that AnyTensor::variant() returns and the function that makes it:
-/// declared here, defined by <zerotensor/variants.hpp>, so that only code asking for it
-/// compiles <variant>.
-template <class Tensor, class = void>
-struct ReadOnlyVariant {
-  static_assert(sizeof(Tensor) == 0,
-                "zt::AnyTensor::variant(): returns a std::variant of read-only views; #include "
-                "<zerotensor/variants.hpp>. visit() needs no include.");
+template <class Types>
+struct ReadOnlyViews;
+template <class... Types>
+struct ReadOnlyViews<std::tuple<Types...>> {
+  using type = std::variant<Tensor<const Types>...>;
 };
 
-[[noreturn]] void throw_as_mismatch(DType expected_dtype, std::size_t expected_rank, bool want_writable,
-                                    const AnyTensor& found);
-[[noreturn]] void throw_read_only(const char* operation);
+[[noreturn]] ZT_API void throw_as_mismatch(DType expected_dtype, std::size_t expected_rank, bool want_writable,
+                                           const AnyTensor& found);
+[[noreturn]] ZT_API void throw_read_only(const char* operation);
 /// `strides` when it has one entry per dimension of `shape`; ValueError naming both lengths otherwise.
-std::span<const index_t> checked_strides(std::span<const index_t> shape, std::span<const index_t> strides);
+ZT_API std::span<const index_t> checked_strides(std::span<const index_t> shape, std::span<const index_t> strides);
 
-AnyTensor make_view(DType dtype, void* data, std::span<const index_t> shape, std::span<const index_t> strides,
-                    KeepAlive owner, Device device, bool writable);
+ZT_API AnyTensor make_view(DType dtype, void* data, std::span<const index_t> shape, std::span<const index_t> strides,
+                           KeepAlive owner, Device device, bool writable);
 }  // namespace detail
 
-class AnyTensor {
+/// What `AnyTensor::variant()` returns: alternative i is a `Tensor<const T>` of dtype i.
+using ReadOnlyTensorVariant = detail::ReadOnlyViews<element_types>::type;
+
+class ZT_API AnyTensor {
  public:
   /// Any typed view converts implicitly; `const T` becomes a read-only AnyTensor.
   template <class T, std::size_t Rank>
@@ -112,11 +115,8 @@ class AnyTensor {
 
   /// The typed view as a std::variant of read-only views (alternative i has dtype i), for
   /// std::visit by code that only reads: writable or not, its elements are const. visit()
-  /// hands out writable views. Needs <zerotensor/variants.hpp>.
-  template <class Variant = detail::ReadOnlyVariant<AnyTensor>>
-  [[nodiscard]] typename Variant::type variant() const {
-    return Variant::of(*this);
-  }
+  /// hands out writable views. Compiled once, in the library.
+  [[nodiscard]] ReadOnlyTensorVariant variant() const;
 
   /// This tensor when the dtype already matches (no copy, as PyTorch), else a contiguous
   /// converted copy on the same device with PyTorch's value rules (see convert.hpp). GPU
@@ -215,7 +215,6 @@ class AnyTensor {
   [[nodiscard]] AnyTensor contiguous() const { return is_contiguous() ? *this : clone(); }
 
  private:
-  friend struct detail::ReadOnlyVariant<AnyTensor>;
   friend AnyTensor detail::make_view(DType, void*, std::span<const index_t>, std::span<const index_t>,
                                      KeepAlive, Device, bool);
 

@@ -59,6 +59,7 @@
 #include "zerotensor/buffer.hpp"
 #include "zerotensor/device.hpp"
 #include "zerotensor/dtype.hpp"
+#include "zerotensor/export.hpp"
 #include "zerotensor/scalar.hpp"
 #include "zerotensor/empty.hpp"
 
@@ -138,7 +139,7 @@ enum class Origin : std::uint8_t {
 
 /// The one place options are applied: dtype (converted where the host can touch the
 /// data), then device, then copy = true; copy = false refuses what would copy.
-[[nodiscard]] AnyTensor apply_options(AnyTensor tensor, const AsArrayOptions& options, Origin origin);
+[[nodiscard]] ZT_API AnyTensor apply_options(AnyTensor tensor, const AsArrayOptions& options, Origin origin);
 
 /// Eigen objects that own their elements (the rest — Map, Ref, Block, TensorMap — are
 /// views); eigen_tensor.hpp adds Eigen::Tensor and TensorFixedSize.
@@ -188,11 +189,11 @@ AnyTensor typed_range_view(R&& range) {
 
 // ---- nested sequences: one walk for braced lists and for nested ranges ----
 
-[[noreturn]] void throw_alias_sequence();
-[[noreturn]] void throw_too_many_dimensions(std::size_t limit);
-[[noreturn]] void throw_ragged(index_t expected, std::size_t dim, index_t found);
-[[noreturn]] void throw_not_a_sequence(index_t expected, std::size_t dim);
-[[noreturn]] void throw_sequence_for_number(std::size_t dim, index_t length);
+[[noreturn]] ZT_API void throw_alias_sequence();
+[[noreturn]] ZT_API void throw_too_many_dimensions(std::size_t limit);
+[[noreturn]] ZT_API void throw_ragged(index_t expected, std::size_t dim, index_t found);
+[[noreturn]] ZT_API void throw_not_a_sequence(index_t expected, std::size_t dim);
+[[noreturn]] ZT_API void throw_sequence_for_number(std::size_t dim, index_t length);
 
 /// PyTorch's MAX_DIMS for nested sequences.
 inline constexpr std::size_t max_sequence_dims = 128;
@@ -213,7 +214,7 @@ class KindInference {
 };
 
 /// Stores numbers one after another, in C order, into a new contiguous tensor.
-class ScalarWriter {
+class ZT_API ScalarWriter {
  public:
   explicit ScalarWriter(const AnyTensor& destination)
       : next_(static_cast<std::byte*>(destination.mutable_data_ptr())), dtype_(destination.dtype()),
@@ -321,7 +322,7 @@ AnyTensor from_sequence(const Node& root, const AsArrayOptions& options) {
 }  // namespace detail
 
 /// zt tensors: the same view unless an option asks for a copy. Typed Tensors convert implicitly.
-[[nodiscard]] AnyTensor asarray(const AnyTensor& obj, AsArrayOptions options = {});
+[[nodiscard]] ZT_API AnyTensor asarray(const AnyTensor& obj, AsArrayOptions options = {});
 
 /// Eigen Matrix, Array, Map, Ref, Block (direct access, either storage order) with their
 /// strides; an rvalue Matrix/Array is moved into the result's owner.
@@ -339,7 +340,7 @@ template <class R>
 }
 
 namespace detail {
-[[nodiscard]] AnyTensor asarray_buffer(Buffer buffer, const AsArrayOptions& options);
+[[nodiscard]] ZT_API AnyTensor asarray_buffer(Buffer buffer, const AsArrayOptions& options);
 }
 
 /// Raw bytes as `options.dtype` (default_dtype() if unset), with torch.frombuffer's checks;
@@ -351,10 +352,10 @@ template <std::same_as<Buffer> B>
 }
 
 /// A number: a 0-dim tensor of the inferred dtype (or `options.dtype`).
-[[nodiscard]] AnyTensor asarray(Scalar value, AsArrayOptions options = {});
+[[nodiscard]] ZT_API AnyTensor asarray(Scalar value, AsArrayOptions options = {});
 
 /// A braced nested list of numbers, e.g. `asarray({{1, 2.5}, {true, 4}})`.
-[[nodiscard]] AnyTensor asarray(std::initializer_list<NestedScalars> sequence, AsArrayOptions options = {});
+[[nodiscard]] ZT_API AnyTensor asarray(std::initializer_list<NestedScalars> sequence, AsArrayOptions options = {});
 
 /// Random-access ranges of numbers nested to any depth (std::vector<std::vector<int>>,
 /// std::vector<bool>, std::views::iota(0, 3), std::vector<zt::Scalar>).

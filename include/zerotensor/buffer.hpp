@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "zerotensor/device.hpp"
+#include "zerotensor/export.hpp"
 
 namespace zt {
 
@@ -58,7 +59,7 @@ Range& shared_container(const std::shared_ptr<Range>& container) {
 }
 }  // namespace detail
 
-class Buffer {
+class ZT_API Buffer {
  public:
   /// Borrows an lvalue range (the caller keeps it alive); a const range is read-only.
   /// Takes ownership of an rvalue container by moving it into the keep-alive owner.

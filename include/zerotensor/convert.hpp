@@ -6,6 +6,7 @@
 #pragma once
 
 #include "zerotensor/any_tensor.hpp"
+#include "zerotensor/export.hpp"
 #include "zerotensor/scalar.hpp"
 
 namespace zt {
@@ -13,7 +14,7 @@ namespace zt {
 /// Copies every element of `source` into `destination` (same shape, any strides, any two
 /// dtypes), converting each value. ValueError for different shapes, TypeError when the
 /// destination is read-only, DeviceError for memory the host cannot touch.
-void copy_into(const AnyTensor& source, const AnyTensor& destination);
+ZT_API void copy_into(const AnyTensor& source, const AnyTensor& destination);
 
 namespace detail {
 /// Stores one number as an element of `dtype` at `destination`, as PyTorch stores a Python
@@ -21,7 +22,7 @@ namespace detail {
 /// integer truncates toward zero; ValueError when the value is outside the integer type
 /// (NaN and ±inf included), except that negative integers wrap into unsigned types down
 /// to -max; TypeError for complex into a real type; anything → bool is `!= 0`.
-void store_scalar(const Scalar& value, DType dtype, void* destination);
+ZT_API void store_scalar(const Scalar& value, DType dtype, void* destination);
 }  // namespace detail
 
 }  // namespace zt

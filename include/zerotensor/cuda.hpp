@@ -37,12 +37,13 @@
 #include "zerotensor/device_of.hpp"
 #include "zerotensor/eigen_tensor.hpp"
 #include "zerotensor/empty.hpp"
+#include "zerotensor/export.hpp"
 #include "zerotensor/storage.hpp"
 
 namespace zt {
 
 /// How many CUDA devices the driver reports; 0 when there is no GPU or no driver.
-[[nodiscard]] int cuda_device_count() noexcept;
+[[nodiscard]] ZT_API int cuda_device_count() noexcept;
 
 /// Whether a CUDA device can be used (as torch.cuda.is_available()).
 [[nodiscard]] inline bool cuda_is_available() noexcept { return cuda_device_count() > 0; }
@@ -51,7 +52,7 @@ namespace detail {
 
 /// DeviceError "`operation`: cudaErrorNoDevice (no CUDA-capable device is detected)",
 /// after clearing the runtime's last error so the next call starts clean.
-[[noreturn]] void throw_cuda_error(const std::string& operation, cudaError_t error);
+[[noreturn]] ZT_API void throw_cuda_error(const std::string& operation, cudaError_t error);
 
 /// Throws throw_cuda_error() unless `error` is cudaSuccess.
 inline void check_cuda(const std::string& operation, cudaError_t error) {
@@ -59,14 +60,14 @@ inline void check_cuda(const std::string& operation, cudaError_t error) {
 }
 
 /// DeviceError unless `device` is a CUDA device that exists, naming the device count.
-void require_cuda_device(const std::string& operation, Device device);
+ZT_API void require_cuda_device(const std::string& operation, Device device);
 
 /// DeviceError unless a tensor on `memory` can be read by kernels on `context`: device
 /// memory of the same GPU, pinned or managed memory.
-void require_reachable_from(const char* operation, Device memory, Device context);
+ZT_API void require_reachable_from(const char* operation, Device memory, Device context);
 
 /// A stream on one device, destroyed with its owner.
-class CudaStream {
+class ZT_API CudaStream {
  public:
   explicit CudaStream(int device_index);
   ~CudaStream();
@@ -85,7 +86,7 @@ class CudaStream {
 /// synchronize() before reading results on the host. The stream is a blocking one, so
 /// AnyTensor::to() copies (on the legacy default stream) wait for queued work.
 /// Not copyable or movable: the Eigen device points into the context.
-class GpuContext {
+class ZT_API GpuContext {
  public:
   /// DeviceError naming the CUDA error when there is no GPU or driver, or naming the
   /// device count when `device_index` does not exist.

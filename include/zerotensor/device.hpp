@@ -5,6 +5,8 @@
 #include <ostream>
 #include <string>
 
+#include "zerotensor/export.hpp"
+
 namespace zt {
 
 enum class DeviceKind : std::uint8_t {
@@ -29,7 +31,7 @@ inline constexpr Device cpu{};
 [[nodiscard]] constexpr Device cuda(int index = 0) noexcept { return {DeviceKind::CUDA, index}; }
 
 /// "cpu", "cuda:0", "cuda_host:0", "cuda_managed:1".
-std::string to_string(Device device);
-std::ostream& operator<<(std::ostream& out, Device device);
+ZT_API std::string to_string(Device device);
+ZT_API std::ostream& operator<<(std::ostream& out, Device device);
 
 }  // namespace zt

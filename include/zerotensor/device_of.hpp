@@ -4,6 +4,7 @@
 #pragma once
 
 #include "zerotensor/device.hpp"
+#include "zerotensor/export.hpp"
 
 namespace zt {
 
@@ -11,6 +12,6 @@ namespace zt {
 /// for pinned or registered memory, CUDAManaged for managed memory, cpu for ordinary host
 /// memory. cpu for every address in a build without CUDA and where there is no GPU or
 /// driver. One driver call (cudaPointerGetAttributes); DeviceError naming the CUDA error when the driver fails.
-[[nodiscard]] Device device_of(const void* address);
+[[nodiscard]] ZT_API Device device_of(const void* address);
 
 }  // namespace zt

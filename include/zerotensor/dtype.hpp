@@ -14,6 +14,8 @@
 
 #include <Eigen/Core>
 
+#include "zerotensor/export.hpp"
+
 namespace zt {
 
 /// The order is part of the ABI of AnyTensor: it is the index of the variant alternative.
@@ -91,7 +93,7 @@ inline constexpr std::array<std::string_view, dtype_count> dtype_names = {
     "bool",   "uint8",   "int8",     "int16",   "int32",   "int64",     "uint16",    "uint32",
     "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128"};
 
-[[noreturn]] void throw_invalid_dtype(DType dtype);
+[[noreturn]] ZT_API void throw_invalid_dtype(DType dtype);
 
 /// The position of `dtype` in the tables; ValueError for a value that names no dtype
 /// (a cast from a bad integer), never an out-of-bounds read.
@@ -125,12 +127,12 @@ inline constexpr std::array<std::string_view, dtype_count> dtype_names = {
 /// The smallest dtype both `a` and `b` convert to without losing their category, as
 /// torch.promote_types: bool < integers < floating < complex. Like PyTorch, uint16/32/64
 /// promote only with themselves and with floating types; other mixes throw TypeError.
-[[nodiscard]] DType promote_types(DType a, DType b);
+[[nodiscard]] ZT_API DType promote_types(DType a, DType b);
 
 /// The dtype of Python floats: float32 unless changed. Process-wide, thread-safe.
-[[nodiscard]] DType default_dtype() noexcept;
+[[nodiscard]] ZT_API DType default_dtype() noexcept;
 /// Accepts only floating dtypes (TypeError otherwise), as torch.set_default_dtype.
-void set_default_dtype(DType dtype);
+ZT_API void set_default_dtype(DType dtype);
 
 /// Calls `f(std::type_identity<T>{})` with the element type of `dtype` (ValueError for a
 /// value that names no dtype).

@@ -4,6 +4,7 @@
 #include <span>
 
 #include "zerotensor/any_tensor.hpp"
+#include "zerotensor/export.hpp"
 
 namespace zt {
 
@@ -11,7 +12,7 @@ namespace zt {
 /// negative extent or a shape whose byte size overflows; std::bad_alloc when host memory
 /// runs out; DeviceError for a device the build cannot reach (a CUDA device without the
 /// CUDA build) or a failed device allocation.
-[[nodiscard]] AnyTensor empty(std::span<const index_t> shape, DType dtype, Device device = cpu);
+[[nodiscard]] ZT_API AnyTensor empty(std::span<const index_t> shape, DType dtype, Device device = cpu);
 
 /// The typed form.
 template <Element T>

@@ -4,19 +4,20 @@
 
 #include <cstdint>
 #include <span>
-#include <sstream>
 #include <stdexcept>
 #include <string>
+
+#include "zerotensor/export.hpp"
 
 namespace zt {
 
 /// Base of every exception zerotensor throws.
-struct Error : std::runtime_error {
+struct ZT_API Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
 /// A count, offset, size, shape or value that does not fit.
-struct ValueError : Error {
+struct ZT_API ValueError : Error {
   using Error::Error;
 };
 
@@ -26,32 +27,24 @@ struct IndexError : ValueError {
 };
 
 /// A dtype, element type or kind of object that is not accepted.
-struct TypeError : Error {
+struct ZT_API TypeError : Error {
   using Error::Error;
 };
 
 /// A file that cannot be opened, read, written or mapped (path, operation, OS reason).
-struct IOError : Error {
+struct ZT_API IOError : Error {
   using Error::Error;
 };
 
 /// A device that is absent, or memory on a device an operation cannot touch.
-struct DeviceError : Error {
+struct ZT_API DeviceError : Error {
   using Error::Error;
 };
 
 namespace detail {
 
-/// Streams every argument into one string: the single way messages are built.
-template <class... Parts>
-std::string concat(const Parts&... parts) {
-  std::ostringstream out;
-  (out << ... << parts);
-  return out.str();
-}
-
 /// "(2, 3)" for a shape or strides list; "()" for rank 0, "(4,)" for rank 1, as Python prints.
-std::string shape_string(std::span<const std::int64_t> extents);
+ZT_API std::string shape_string(std::span<const std::int64_t> extents);
 
 }  // namespace detail
 }  // namespace zt

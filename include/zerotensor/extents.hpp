@@ -7,7 +7,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <initializer_list>
 #include <span>
 #include <type_traits>
@@ -66,7 +65,7 @@ class DynamicExtents {
   [[nodiscard]] std::span<const index_t> span() const noexcept { return {data(), size_}; }
 
   friend bool operator==(const DynamicExtents& a, const DynamicExtents& b) noexcept {
-    return a.size_ == b.size_ && std::memcmp(a.data(), b.data(), a.size_ * sizeof(index_t)) == 0;
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
   }
 
  private:

@@ -44,6 +44,7 @@
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/arrow.hpp"
+#include "zerotensor/export.hpp"
 #include "zerotensor/scalar.hpp"
 
 namespace zt {
@@ -57,22 +58,22 @@ struct FromArrowOptions {
 };
 
 /// Takes `array` and `schema` (see above) and returns the tensor.
-[[nodiscard]] AnyTensor from_arrow(arrow::Array* array, arrow::Schema* schema, const FromArrowOptions& options = {});
+[[nodiscard]] ZT_API AnyTensor from_arrow(arrow::Array* array, arrow::Schema* schema, const FromArrowOptions& options = {});
 /// Takes `array`, borrows `schema`.
-[[nodiscard]] AnyTensor from_arrow(arrow::Array* array, const arrow::Schema& schema,
-                                   const FromArrowOptions& options = {});
+[[nodiscard]] ZT_API AnyTensor from_arrow(arrow::Array* array, const arrow::Schema& schema,
+                                          const FromArrowOptions& options = {});
 
 /// The device form: CPU, CUDA (a view the host cannot touch), CUDA host and CUDA managed
 /// memory give tensors on that device. A `sync_event` is waited for (cudaEventSynchronize)
 /// before returning; it needs the CUDA build (DeviceError otherwise). Nulls and copies
 /// need memory the host can read (DeviceError for CUDA device memory).
-[[nodiscard]] AnyTensor from_arrow(arrow::DeviceArray* array, arrow::Schema* schema,
-                                   const FromArrowOptions& options = {});
-[[nodiscard]] AnyTensor from_arrow(arrow::DeviceArray* array, const arrow::Schema& schema,
-                                   const FromArrowOptions& options = {});
+[[nodiscard]] ZT_API AnyTensor from_arrow(arrow::DeviceArray* array, arrow::Schema* schema,
+                                          const FromArrowOptions& options = {});
+[[nodiscard]] ZT_API AnyTensor from_arrow(arrow::DeviceArray* array, const arrow::Schema& schema,
+                                          const FromArrowOptions& options = {});
 
 /// A record batch's columns, in schema order, each a tensor with a distinct name.
-class RecordBatchTensors {
+class ZT_API RecordBatchTensors {
  public:
   RecordBatchTensors() = default;
   /// Column i is `columns[i]`, called `names[i]`. ValueError when the counts differ or a
@@ -100,7 +101,7 @@ class RecordBatchTensors {
 /// runs when the last column view dies. Takes both structs (a NULL or released one is a
 /// ValueError, as in from_arrow). Duplicate column names are a ValueError; a null struct
 /// slot is a null in every column; an error inside a column names it.
-[[nodiscard]] RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* schema,
-                                                         const FromArrowOptions& options = {});
+[[nodiscard]] ZT_API RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* schema,
+                                                                const FromArrowOptions& options = {});
 
 }  // namespace zt

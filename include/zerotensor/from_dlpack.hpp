@@ -33,15 +33,16 @@
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/dlpack.hpp"
+#include "zerotensor/export.hpp"
 
 namespace zt {
 
 namespace detail {
 
 /// Builds the view after every check; `owner` runs the producer's deleter.
-[[nodiscard]] AnyTensor view_from_dlpack(const dlpack::Tensor& descriptor, bool read_only, KeepAlive owner);
-[[noreturn]] void throw_dlpack_null();
-[[noreturn]] void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor);
+[[nodiscard]] ZT_API AnyTensor view_from_dlpack(const dlpack::Tensor& descriptor, bool read_only, KeepAlive owner);
+[[noreturn]] ZT_API void throw_dlpack_null();
+[[noreturn]] ZT_API void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor);
 
 /// The producer's DLTensor (ours, dlpack.h's or any struct laid out like it) as ours,
 /// member by member, so a foreign struct is never read through our types.

@@ -21,6 +21,7 @@
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/device.hpp"
 #include "zerotensor/dtype.hpp"
+#include "zerotensor/export.hpp"
 #include "zerotensor/path_ref.hpp"
 
 namespace zt {
@@ -52,10 +53,10 @@ struct FromFileOptions {
 /// count that overflows, a file shorter than the mapping ("file <f> size <S> is smaller
 /// than the required mapping size <N>") and Bool bytes other than 0/1; DeviceError for a
 /// device the build or machine cannot reach.
-[[nodiscard]] AnyTensor from_file(PathRef path, FromFileOptions options = {});
+[[nodiscard]] ZT_API AnyTensor from_file(PathRef path, FromFileOptions options = {});
 
 namespace detail {
-void check_typed_from_file(DType element_dtype, bool element_is_const, const FromFileOptions& options);
+ZT_API void check_typed_from_file(DType element_dtype, bool element_is_const, const FromFileOptions& options);
 }  // namespace detail
 
 /// The typed form. `const T` maps the file read-only; a non-const `T` with writable = false,

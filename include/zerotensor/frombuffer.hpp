@@ -11,6 +11,7 @@
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/buffer.hpp"
+#include "zerotensor/export.hpp"
 
 namespace zt {
 
@@ -21,15 +22,15 @@ struct FromBufferOptions {
 
 namespace detail {
 
-[[noreturn]] void throw_frombuffer_empty(std::size_t length, index_t count);
-[[noreturn]] void throw_frombuffer_offset(index_t offset, std::size_t length);
-[[noreturn]] void throw_frombuffer_not_multiple(index_t remaining, index_t offset, std::size_t itemsize);
-[[noreturn]] void throw_frombuffer_too_long(index_t count, std::size_t itemsize, index_t offset,
-                                            std::size_t length);
-[[noreturn]] void throw_misaligned(const char* operation, const void* address, index_t offset, DType dtype);
-[[noreturn]] void throw_read_only_buffer(const char* operation, DType dtype);
+[[noreturn]] ZT_API void throw_frombuffer_empty(std::size_t length, index_t count);
+[[noreturn]] ZT_API void throw_frombuffer_offset(index_t offset, std::size_t length);
+[[noreturn]] ZT_API void throw_frombuffer_not_multiple(index_t remaining, index_t offset, std::size_t itemsize);
+[[noreturn]] ZT_API void throw_frombuffer_too_long(index_t count, std::size_t itemsize, index_t offset,
+                                                   std::size_t length);
+[[noreturn]] ZT_API void throw_misaligned(const char* operation, const void* address, index_t offset, DType dtype);
+[[noreturn]] ZT_API void throw_read_only_buffer(const char* operation, DType dtype);
 /// ValueError naming the first byte that is not 0 or 1, after `context` when not empty.
-void check_bool_bytes(const std::byte* bytes, index_t count, std::string_view context = {});
+ZT_API void check_bool_bytes(const std::byte* bytes, index_t count, std::string_view context = {});
 
 /// torch.frombuffer's checks, in its order, on `length` bytes; returns the element count.
 inline index_t frombuffer_count(std::size_t length, std::size_t itemsize, FromBufferOptions options) {
@@ -93,6 +94,6 @@ template <Element T>
 }
 
 /// The run-time dtype form: read-only buffers give a read-only AnyTensor.
-[[nodiscard]] AnyTensor frombuffer(Buffer buffer, DType dtype, FromBufferOptions options = {});
+[[nodiscard]] ZT_API AnyTensor frombuffer(Buffer buffer, DType dtype, FromBufferOptions options = {});
 
 }  // namespace zt

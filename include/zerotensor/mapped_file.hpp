@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "zerotensor/buffer.hpp"
+#include "zerotensor/export.hpp"
 #include "zerotensor/path_ref.hpp"
 
 namespace zt {
@@ -37,6 +38,6 @@ struct MapFileOptions {
 /// opened or mapped or is not a regular file; ValueError "file <p> size <S> is smaller than
 /// the required mapping size <N>" when it is too short; ValueError for `create` without
 /// shared access. The Buffer is read-only exactly when the access is read_only.
-[[nodiscard]] Buffer map_file(PathRef path, MapFileOptions options = {});
+[[nodiscard]] ZT_API Buffer map_file(PathRef path, MapFileOptions options = {});
 
 }  // namespace zt

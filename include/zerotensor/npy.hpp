@@ -12,6 +12,7 @@
 
 
 #include "zerotensor/any_tensor.hpp"
+#include "zerotensor/export.hpp"
 #include "zerotensor/load_options.hpp"
 #include "zerotensor/path_ref.hpp"
 
@@ -22,7 +23,7 @@ namespace zt {
 /// truncated preamble or header, a header that is not the expected dict, an unknown or
 /// structured dtype, a bad shape, less data than the shape needs) and for data that needs
 /// a copy which `options` forbid. Bytes after the array are ignored, as NumPy does.
-[[nodiscard]] AnyTensor load_npy(PathRef path, LoadOptions options = {});
+[[nodiscard]] ZT_API AnyTensor load_npy(PathRef path, LoadOptions options = {});
 
 /// Writes `tensor` to `path` in format 1.0 (2.0 when the header needs more than 65535
 /// bytes), native byte order; a Fortran-ordered tensor is written with fortran_order True,
@@ -31,6 +32,6 @@ namespace zt {
 /// Atomic: the file is written beside `path` and renamed over it, so views and mappings of
 /// the old file (this tensor's own included) keep the old contents, and a failed save
 /// leaves the old file as it was. The new file keeps the replaced file's permissions.
-void save_npy(PathRef path, const AnyTensor& tensor);
+ZT_API void save_npy(PathRef path, const AnyTensor& tensor);
 
 }  // namespace zt

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "zerotensor/any_tensor.hpp"
+#include "zerotensor/export.hpp"
 
 namespace zt {
 
@@ -15,6 +16,6 @@ namespace zt {
 /// DeviceError for memory that is not ordinary host memory (a GPU's, managed), for memory
 /// already registered by someone else (one range can be registered once), and naming the
 /// CUDA error when there is no GPU or driver, or in a build without CUDA naming -DZT_CUDA=ON.
-[[nodiscard]] AnyTensor pin_memory(const AnyTensor& tensor);
+[[nodiscard]] ZT_API AnyTensor pin_memory(const AnyTensor& tensor);
 
 }  // namespace zt

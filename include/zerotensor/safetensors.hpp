@@ -17,13 +17,14 @@
 #include <string_view>
 
 #include "zerotensor/any_tensor.hpp"
+#include "zerotensor/export.hpp"
 #include "zerotensor/load_options.hpp"
 #include "zerotensor/path_ref.hpp"
 
 namespace zt {
 
 /// Every tensor of a .safetensors file, by name, and the header's "__metadata__".
-struct SafetensorsFile {
+struct ZT_API SafetensorsFile {
   std::map<std::string, AnyTensor, std::less<>> tensors;
   std::map<std::string, std::string, std::less<>> metadata;
 
@@ -36,7 +37,7 @@ struct SafetensorsFile {
 /// not parse or is not an object, a bad entry, an unsupported dtype, offsets outside the
 /// data area or overlapping, a length that is not shape x itemsize, metadata values that
 /// are not strings) and for data that needs a copy which `options` forbid.
-[[nodiscard]] SafetensorsFile load_safetensors(PathRef path, LoadOptions options = {});
+[[nodiscard]] ZT_API SafetensorsFile load_safetensors(PathRef path, LoadOptions options = {});
 
 /// Writes `tensors` (and `metadata` as "__metadata__") to `path`: an 8-byte little-endian
 /// header length, the JSON header padded with spaces to a multiple of 8 bytes, then the
@@ -44,7 +45,7 @@ struct SafetensorsFile {
 /// its type. ValueError for the name "__metadata__"; TypeError for complex128;
 /// DeviceError for memory the host cannot touch; IOError when writing fails. Atomic, as
 /// save_npy: views of the file being replaced stay valid, and a failed save changes nothing.
-void save_safetensors(PathRef path, const std::map<std::string, AnyTensor, std::less<>>& tensors,
-                      const std::map<std::string, std::string, std::less<>>& metadata = {});
+ZT_API void save_safetensors(PathRef path, const std::map<std::string, AnyTensor, std::less<>>& tensors,
+                             const std::map<std::string, std::string, std::less<>>& metadata = {});
 
 }  // namespace zt

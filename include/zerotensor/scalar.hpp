@@ -17,6 +17,7 @@
 
 #include "zerotensor/dtype.hpp"
 #include "zerotensor/error.hpp"
+#include "zerotensor/export.hpp"
 
 namespace zt {
 
@@ -31,13 +32,13 @@ inline constexpr bool is_character_v =
 template <class T>
 concept ScalarInteger = std::integral<T> && !std::same_as<T, bool> && !is_character_v<T>;
 
-[[noreturn]] void throw_scalar_overflow(unsigned long long value);
+[[noreturn]] ZT_API void throw_scalar_overflow(unsigned long long value);
 }  // namespace detail
 
 /// The four kinds of Python number, in PyTorch's promotion order.
 enum class ScalarKind : std::uint8_t { Bool, Integer, Floating, Complex };
 
-class Scalar {
+class ZT_API Scalar {
  public:
   using variant_type = std::variant<bool, std::int64_t, double, std::complex<double>>;
 
@@ -84,6 +85,6 @@ class Scalar {
 };
 
 /// "True", "3", "2.5", "(1+2j)": as Python prints the number.
-std::ostream& operator<<(std::ostream& out, const Scalar& value);
+ZT_API std::ostream& operator<<(std::ostream& out, const Scalar& value);
 
 }  // namespace zt

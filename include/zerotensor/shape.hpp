@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "zerotensor/detail/checked_arithmetic.hpp"
+#include "zerotensor/export.hpp"
 #include "zerotensor/extents.hpp"
 
 namespace zt {
@@ -16,7 +17,7 @@ namespace zt {
 namespace detail {
 /// checked_numel's error: names the first negative extent or the first overflow, after
 /// `context` (what is being read, e.g. "load_npy: <a.npy>") when it is not empty.
-[[noreturn]] void throw_bad_shape(std::span<const index_t> shape, std::size_t itemsize, std::string_view context);
+[[noreturn]] ZT_API void throw_bad_shape(std::span<const index_t> shape, std::size_t itemsize, std::string_view context);
 }  // namespace detail
 
 /// Element count of `shape`: the one place a shape is checked before memory exists.

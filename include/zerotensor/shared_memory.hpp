@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "zerotensor/any_tensor.hpp"
+#include "zerotensor/export.hpp"
 
 namespace zt {
 
@@ -32,14 +33,14 @@ struct OpenSharedOptions {
 /// tensor of `shape` and `dtype`. ValueError for an empty name, a name containing '/', or
 /// a bad shape; IOError (name, OS reason) when the segment exists already or cannot be
 /// created or mapped.
-[[nodiscard]] AnyTensor create_shared_tensor(std::string_view name, std::span<const index_t> shape, DType dtype);
+[[nodiscard]] ZT_API AnyTensor create_shared_tensor(std::string_view name, std::span<const index_t> shape, DType dtype);
 
 /// Opens the tensor another process created under `name`, sharing its memory. IOError when
 /// there is no such segment or it cannot be mapped; ValueError when the segment is not a
 /// zerotensor tensor (too small, bad magic or version, a header inconsistent with the size).
-[[nodiscard]] AnyTensor open_shared_tensor(std::string_view name, OpenSharedOptions options = {});
+[[nodiscard]] ZT_API AnyTensor open_shared_tensor(std::string_view name, OpenSharedOptions options = {});
 
 /// Deletes the name; existing mappings stay valid. False when there was no such segment.
-bool remove_shared_tensor(std::string_view name);
+ZT_API bool remove_shared_tensor(std::string_view name);
 
 }  // namespace zt

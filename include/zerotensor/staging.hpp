@@ -8,6 +8,8 @@
 
 #include <cstddef>
 
+#include "zerotensor/export.hpp"
+
 namespace zt {
 
 struct StagingOptions {
@@ -23,9 +25,9 @@ struct StagingOptions {
 /// The options copies that start from now on use (copies already running keep theirs).
 /// ValueError for buffer_bytes that is 0 or not a multiple of 64, or for 0 buffers.
 /// Thread-safe.
-void set_staging_options(const StagingOptions& options);
+ZT_API void set_staging_options(const StagingOptions& options);
 
 /// The options in effect. Thread-safe.
-[[nodiscard]] StagingOptions staging_options();
+[[nodiscard]] ZT_API StagingOptions staging_options();
 
 }  // namespace zt

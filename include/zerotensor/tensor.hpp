@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+#include <variant>
 
 #include <Eigen/Core>
 
@@ -24,6 +25,7 @@
 #include "zerotensor/device.hpp"
 #include "zerotensor/dtype.hpp"
 #include "zerotensor/error.hpp"
+#include "zerotensor/export.hpp"
 #include "zerotensor/extents.hpp"
 #include "zerotensor/shape.hpp"
 
@@ -32,17 +34,17 @@ namespace zt {
 namespace detail {
 
 /// "float32, shape (4, 4), strides (4, 1), cpu" — the found half of a mismatch message.
-std::string describe(DType dtype, std::span<const index_t> shape, std::span<const index_t> strides,
-                     Device device, bool writable);
+ZT_API std::string describe(DType dtype, std::span<const index_t> shape, std::span<const index_t> strides,
+                            Device device, bool writable);
 
-[[noreturn]] void throw_not_host_accessible(const char* operation, Device device);
-[[noreturn]] void throw_rank_mismatch(const char* operation, std::size_t expected, std::size_t found);
-[[noreturn]] void throw_not_contiguous(const char* operation, std::span<const index_t> shape,
-                                       std::span<const index_t> strides);
+[[noreturn]] ZT_API void throw_not_host_accessible(const char* operation, Device device);
+[[noreturn]] ZT_API void throw_rank_mismatch(const char* operation, std::size_t expected, std::size_t found);
+[[noreturn]] ZT_API void throw_not_contiguous(const char* operation, std::span<const index_t> shape,
+                                              std::span<const index_t> strides);
 /// "<operation>: expected <expected>; got shape (...), strides (...)".
-[[noreturn]] void throw_layout_mismatch(const char* operation, const char* expected,
-                                        std::span<const index_t> shape, std::span<const index_t> strides);
-[[noreturn]] void throw_index_out_of_range(index_t index, std::size_t dim, index_t extent);
+[[noreturn]] ZT_API void throw_layout_mismatch(const char* operation, const char* expected,
+                                               std::span<const index_t> shape, std::span<const index_t> strides);
+[[noreturn]] ZT_API void throw_index_out_of_range(index_t index, std::size_t dim, index_t extent);
 
 /// Eigen::TensorMap views of typed views: declared here, defined by
 /// <zerotensor/eigen_tensor.hpp>, so that only code asking for tensor() compiles Eigen's
@@ -52,15 +54,6 @@ struct EigenTensorViews {
   static_assert(sizeof(Element) == 0,
                 "zt::Tensor::tensor(): #include <zerotensor/eigen_tensor.hpp> (Eigen's Tensor module) for "
                 "Eigen::TensorMap views.");
-};
-
-/// The std::variant type that Tensor::matrix() returns: declared here, defined by
-/// <zerotensor/variants.hpp>, so that only code asking for it compiles <variant>.
-template <class View, class = void>
-struct MatrixVariant {
-  static_assert(sizeof(View) == 0,
-                "zt::Tensor::matrix(): returns a std::variant of the layouts' maps; #include "
-                "<zerotensor/variants.hpp>. row_major_matrix() and column_major_matrix() need no include.");
 };
 
 /// True when a rank-2 view is stored as Eigen's `OuterStride<>` maps expect: its inner
@@ -92,6 +85,14 @@ Shape to_extents(std::span<const index_t> values) noexcept(!std::is_same_v<Shape
 }  // namespace detail
 
 class AnyTensor;
+
+/// What `view.matrix()` returns for a rank-2 `Tensor` view, in matrix()'s order of
+/// preference: C order, Fortran order, then both strides at run time, stored along the
+/// smaller stride.
+template <class View>
+using AnyMatrixMap = std::variant<typename View::RowMajorMatrixMap, typename View::ColumnMajorMatrixMap,
+                                  typename View::template StridedMatrixMap<Eigen::RowMajor>,
+                                  typename View::template StridedMatrixMap<Eigen::ColMajor>>;
 
 template <class T, std::size_t Rank = dynamic>
 class Tensor {
@@ -227,9 +228,7 @@ class Tensor {
   /// views), else both strides at run time, stored along the smaller stride so that
   /// Eigen's loops walk memory in order. Visit it so the product compiles for each:
   /// `std::visit([&](const auto& w) { y.noalias() = w * x; }, t.matrix());`
-  /// The result is `zt::AnyMatrixMap<Tensor>`, a std::variant: needs <zerotensor/variants.hpp>.
-  template <class Maps = detail::MatrixVariant<Tensor>>
-  [[nodiscard]] typename Maps::type matrix() const {
+  [[nodiscard]] AnyMatrixMap<Tensor> matrix() const {
     static_assert(rank_may_be(2), "zt::Tensor::matrix(): an Eigen matrix needs a rank-2 tensor; use vector() "
                                   "for rank 1, tensor() for other ranks.");
     require_host_rank("matrix()", 2);

@@ -30,6 +30,7 @@
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/arrow.hpp"
+#include "zerotensor/export.hpp"
 #include "zerotensor/from_arrow.hpp"
 
 namespace zt {
@@ -48,17 +49,17 @@ struct ToArrowOptions {
 
 /// Fills `out_array` and `out_schema` (their previous contents are overwritten, not released).
 /// Throws before writing anything.
-void to_arrow(const AnyTensor& tensor, arrow::Array* out_array, arrow::Schema* out_schema,
-              ToArrowOptions options = {});
+ZT_API void to_arrow(const AnyTensor& tensor, arrow::Array* out_array, arrow::Schema* out_schema,
+                     ToArrowOptions options = {});
 
 /// The device form: any device zerotensor knows (CPU, CUDA, CUDA host, CUDA managed); the
 /// tensor's memory is ready, so sync_event is NULL.
-void to_arrow(const AnyTensor& tensor, arrow::DeviceArray* out_array, arrow::Schema* out_schema,
-              ToArrowOptions options = {});
+ZT_API void to_arrow(const AnyTensor& tensor, arrow::DeviceArray* out_array, arrow::Schema* out_schema,
+                     ToArrowOptions options = {});
 
 /// A record batch (pa.RecordBatch._import_from_c): a struct array with one column per tensor,
 /// named by `batch.names`; every column needs the same shape[0] (ValueError otherwise).
-void to_arrow_record_batch(const RecordBatchTensors& batch, arrow::Array* out_array, arrow::Schema* out_schema,
-                           ToArrowOptions options = {});
+ZT_API void to_arrow_record_batch(const RecordBatchTensors& batch, arrow::Array* out_array, arrow::Schema* out_schema,
+                                  ToArrowOptions options = {});
 
 }  // namespace zt

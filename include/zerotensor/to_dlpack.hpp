@@ -17,16 +17,17 @@
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/dlpack.hpp"
+#include "zerotensor/export.hpp"
 
 namespace zt {
 
 /// DLPack 1.1 export. Read-only tensors set flag_read_only; IS_COPIED is never set (nothing
 /// is copied). Throws only std::bad_alloc.
-[[nodiscard]] dlpack::ManagedTensorVersioned* to_dlpack(const AnyTensor& tensor);
+[[nodiscard]] ZT_API dlpack::ManagedTensorVersioned* to_dlpack(const AnyTensor& tensor);
 
 /// The legacy DLManagedTensor export, for consumers that predate DLPack 1.0 (libtorch 1.13).
 /// It has no way to say "read-only", and a consumer would write through it, so a read-only
 /// tensor is refused with TypeError (use to_dlpack, or export a clone()).
-[[nodiscard]] dlpack::ManagedTensor* to_dlpack_legacy(const AnyTensor& tensor);
+[[nodiscard]] ZT_API dlpack::ManagedTensor* to_dlpack_legacy(const AnyTensor& tensor);
 
 }  // namespace zt

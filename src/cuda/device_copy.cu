@@ -10,6 +10,7 @@
 #include "zerotensor/staging.hpp"
 #include "zerotensor/storage.hpp"
 
+#include "../concat.hpp"
 #include "current_device.hpp"
 #include "staged_transfer.hpp"
 

@@ -3,6 +3,7 @@
 #include "zerotensor/device_of.hpp"
 #include "zerotensor/storage.hpp"
 
+#include "../concat.hpp"
 #include "current_device.hpp"
 
 namespace zt {

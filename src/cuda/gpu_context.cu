@@ -1,6 +1,7 @@
 // zt::GpuContext: a stream of its own on one GPU and the Eigen::GpuDevice over it.
 #include "zerotensor/cuda.hpp"
 
+#include "../concat.hpp"
 #include "current_device.hpp"
 
 namespace zt {

@@ -1,5 +1,6 @@
 // The staged copy's CUDA side: pinned buffers kept in a pool, one event per buffer, and
 // cudaMemcpyAsync on the caller's stream. The schedule itself is src/staged_copy.hpp.
+#include "../concat.hpp"
 #include "staged_transfer.hpp"
 
 #include <algorithm>

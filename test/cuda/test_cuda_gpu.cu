@@ -19,6 +19,7 @@
 #include "zerotensor/frombuffer.hpp"
 #include "zerotensor/to_arrow.hpp"
 #include "zerotensor/to_dlpack.hpp"
+#include "../../src/concat.hpp"
 #include "../message_check.hpp"
 #include "require_gpu.hpp"
 

@@ -16,7 +16,6 @@
 #include "zerotensor/pin_memory.hpp"
 #include "zerotensor/safetensors.hpp"
 #include "zerotensor/staging.hpp"
-#include "zerotensor/variants.hpp"
 #include "../file_test_support.hpp"
 
 namespace {

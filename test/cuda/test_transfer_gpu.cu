@@ -17,6 +17,7 @@
 #include "zerotensor/pin_memory.hpp"
 #include "zerotensor/safetensors.hpp"
 #include "zerotensor/staging.hpp"
+#include "../../src/concat.hpp"
 #include "../file_test_support.hpp"
 #include "require_gpu.hpp"
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "zerotensor/any_tensor.hpp"
+#include "zerotensor/export.hpp"
 
 namespace zt::detail {
 
@@ -19,12 +20,12 @@ namespace zt::detail {
 /// (to_options.hpp). DeviceError when the build cannot reach `target`, when the device does
 /// not exist, or when the CUDA runtime fails (the message names the CUDA error); messages
 /// start with `operation`.
-[[nodiscard]] AnyTensor copy_to_device(const AnyTensor& source, Device target, const ToOptions& options = {},
+[[nodiscard]] ZT_API AnyTensor copy_to_device(const AnyTensor& source, Device target, const ToOptions& options = {},
                                        std::string_view operation = "AnyTensor::to");
 
 /// A new contiguous, writable, uninitialised tensor on `device`, in memory from
 /// allocate_bytes (storage.hpp), which owns it. ValueError for a negative extent or a byte
 /// size that overflows; allocate_bytes' errors otherwise.
-[[nodiscard]] AnyTensor allocate_tensor(std::span<const index_t> shape, DType dtype, Device device);
+[[nodiscard]] ZT_API AnyTensor allocate_tensor(std::span<const index_t> shape, DType dtype, Device device);
 
 }  // namespace zt::detail
