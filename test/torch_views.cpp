@@ -699,6 +699,179 @@ std::string describe(const Base& b) {
          std::to_string(b.offset) + (b.writable ? "" : " read-only");
 }
 
+
+/// The typed part: the same operations through Tensor<T, R> with static ranks (and the
+/// dynamic rank where the result's rank is a run-time fact) must give what the AnyTensor
+/// gives: the same refusal kind, or the same layout, address and owner.
+class TypedChain {
+ public:
+  explicit TypedChain(std::mt19937_64& rng) : rng_(rng) {}
+
+  template <class T, std::size_t R>
+  void run(const zt::Tensor<T, R>& t, const zt::AnyTensor& a, int steps) {
+    if (steps == 0) return;
+    const int rank = int(a.rank());
+    const auto d = dim(rank), d2 = dim(rank);
+    const auto n = rank == 0 ? 1 : a.size(std::size_t(d < 0 ? d + rank : std::min<std::int64_t>(d, rank - 1)));
+    const auto i = pick(-n, n), j = pick(-1, n + 1);
+    switch (pick(0, 19)) {
+      case 0: return next(describe("narrow", d, i, j), t, a, [&](const auto& x) { return x.narrow(d, i, j); }, steps);
+      case 1: {
+        const auto step = pick(0, 2);
+        return next(describe("slice", d, i, j, step), t, a, [&](const auto& x) { return x.slice(d, i, j, step); }, steps);
+      }
+      case 2:
+        if constexpr (R == zt::dynamic || R > 0)
+          return next(describe("select", d, i), t, a, [&](const auto& x) { return x.select(d, i); }, steps);
+        break;
+      case 3:
+        if constexpr (R == zt::dynamic || R > 0)
+          return next(describe("operator[]", i), t, a, [&](const auto& x) { return x[i]; }, steps);
+        break;
+      case 4: return next(describe("transpose", d, d2), t, a, [&](const auto& x) { return x.transpose(d, d2); }, steps);
+      case 5: {
+        Shape dims(std::size_t(rank));
+        std::iota(dims.begin(), dims.end(), 0);
+        std::shuffle(dims.begin(), dims.end(), rng_);
+        return next("permute(" + list(dims) + ")", t, a, [&](const auto& x) { return x.permute(dims); }, steps);
+      }
+      case 6: return next(describe("movedim", d, d2), t, a, [&](const auto& x) { return x.movedim(d, d2); }, steps);
+      case 7:
+        if constexpr (R == zt::dynamic || R <= 2) return next("t()", t, a, [&](const auto& x) { return x.t(); }, steps);
+        break;
+      case 8:
+        if constexpr (R == zt::dynamic || R >= 2) return next("mT()", t, a, [&](const auto& x) { return x.mT(); }, steps);
+        break;
+      case 9:
+        if constexpr (R == zt::dynamic || R < 4)
+          return next(describe("unsqueeze", d), t, a, [&](const auto& x) { return x.unsqueeze(d); }, steps);
+        break;
+      case 10: return next(describe("squeeze", d), t, a, [&](const auto& x) { return x.squeeze(d); }, steps);
+      case 11: {
+        Shape sizes = vec(a.shape());
+        for (auto& s : sizes) s = s == 1 ? pick(1, 3) : -1;
+        return next("expand(" + list(sizes) + ")", t, a, [&](const auto& x) { return x.expand(sizes); }, steps);
+      }
+      case 12: {
+        const Shape sizes = {-1, pick(1, 3)};
+        if (pick(0, 1) == 0)
+          return next("view<2>(" + list(sizes) + ")", t, a, [&](const auto& x) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(x)>, zt::AnyTensor>)
+              return x.view(sizes);
+            else
+              return x.template view<2>(sizes);
+          }, steps);
+        return next("reshape(" + list(sizes) + ")", t, a, [&](const auto& x) { return x.reshape(sizes); }, steps);
+      }
+      case 13: return next(describe("flatten", d, d2), t, a, [&](const auto& x) { return x.flatten(d, d2); }, steps);
+      case 14:
+        if constexpr (R == zt::dynamic || R >= 2)
+          return next(describe("diagonal", j - 1, d, d2), t, a, [&](const auto& x) { return x.diagonal(j - 1, d, d2); }, steps);
+        break;
+      case 15:
+        if constexpr (R == zt::dynamic || R < 4) {
+          const auto step = pick(0, 2);
+          return next(describe("unfold", d, j, step), t, a, [&](const auto& x) { return x.unfold(d, j, step); }, steps);
+        }
+        break;
+      case 16: {
+        const auto parts = pick(1, 3);
+        return next(describe("chunk", parts, d), t, a, [&](const auto& x) { return x.chunk(parts, d); }, steps);
+      }
+      case 17:
+        if constexpr (R == zt::dynamic || R > 0)
+          return next(describe("unbind", d), t, a, [&](const auto& x) { return x.unbind(d); }, steps);
+        break;
+      case 18:
+        return next("view<int32>()", t, a, [&](const auto& x) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(x)>, zt::AnyTensor>)
+            return x.view(zt::int32);
+          else
+            return x.template view<std::conditional_t<std::is_const_v<T>, const std::int32_t, std::int32_t>>();
+        }, steps);
+      default: return next("contiguous()", t, a, [&](const auto& x) { return x.contiguous(); }, steps);
+    }
+    run(t, a, steps);  // an operation this static rank does not have: draw again
+  }
+
+  std::string history;
+
+ private:
+  std::int64_t pick(std::int64_t low, std::int64_t high) {
+    return std::uniform_int_distribution<std::int64_t>(low, high)(rng_);
+  }
+  std::int64_t dim(int rank) {
+    const int r = std::max(rank, 1);
+    return pick(0, 9) != 0 ? pick(-r, r - 1) : r;
+  }
+  template <class... Args>
+  static std::string describe(const char* op, Args... args) {
+    std::string s = std::string(op) + "(";
+    std::size_t k = 0;
+    ((s += (k++ != 0 ? ", " : "") + std::to_string(args)), ...);
+    return s + ")";
+  }
+
+  template <class U, std::size_t Rank>
+  void check(const zt::Tensor<U, Rank>& t, const zt::AnyTensor& a, const zt::AnyTensor& source) {
+    if (t.rank() != a.rank() || vec(t) != vec(a.shape()) ||
+        Shape(t.strides().begin(), t.strides().end()) != vec(a.strides()))
+      throw Failure{"typed layout " + list(vec(t)) + " strides " + list(Shape(t.strides().begin(), t.strides().end())) +
+                    ", AnyTensor " + list(vec(a.shape())) + " strides " + list(vec(a.strides()))};
+    if (zt::dtype_of<U> != a.dtype()) throw Failure{"typed dtype differs"};
+    const bool copied = a.owner().owner_before(source.owner()) || source.owner().owner_before(a.owner());
+    if (!copied && static_cast<const void*>(t.data()) != a.data_ptr()) throw Failure{"typed address differs"};
+    if (copied && t.numel() != 0 && std::memcmp(t.data(), a.data_ptr(), a.nbytes()) != 0)
+      throw Failure{"typed copy's values differ"};
+    if (!copied && std::is_const_v<U> == a.is_writable()) throw Failure{"typed constness differs from writability"};
+  }
+
+  template <class T, std::size_t R, class Op>
+  void next(const std::string& what, const zt::Tensor<T, R>& t, const zt::AnyTensor& a, Op op, int steps) {
+    history += " ." + what;
+    std::optional<decltype(op(t))> typed;
+    std::optional<decltype(op(a))> any;
+    const auto [tk, tm] = run_zt([&] { typed = op(t); });
+    const auto [ak, am] = run_zt([&] { any = op(a); });
+    if (tk != ak || tm != am)
+      throw Failure{std::string("typed: ") + name(tk) + " " + tm + "; AnyTensor: " + name(ak) + " " + am};
+    if (tk != Kind::ok) return run(t, a, steps - 1);
+    if constexpr (std::is_same_v<decltype(op(a)), zt::AnyTensor>) {
+      check(*typed, *any, a);
+      run(*typed, *any, steps - 1);
+    } else {
+      if (typed->size() != any->size()) throw Failure{"typed and AnyTensor lists differ in length"};
+      for (std::size_t k = 0; k < any->size(); ++k) check((*typed)[k], (*any)[k], a);
+      if (!any->empty()) {
+        const auto k = std::size_t(pick(0, std::int64_t(any->size()) - 1));
+        run((*typed)[k], (*any)[k], steps - 1);
+      }
+    }
+  }
+
+  std::mt19937_64& rng_;
+};
+
+template <class T, std::size_t R>
+void typed_case(TypedChain& chain, const Base& b, const zt::KeepAlive& owner, int steps) {
+  const zt::AnyTensor a = zt_view(b, owner);
+  auto* data = reinterpret_cast<T*>(memory().data() + b.offset * std::int64_t(sizeof(float)));
+  zt::Extents<R> shape{}, strides{};
+  std::copy(b.shape.begin(), b.shape.end(), shape.begin());
+  std::copy(b.strides.begin(), b.strides.end(), strides.begin());
+  chain.run(zt::Tensor<T, R>(data, shape, strides, owner), a, steps);
+}
+
+template <class T>
+void typed_case(TypedChain& chain, const Base& b, const zt::KeepAlive& owner, int steps) {
+  switch (b.shape.size()) {
+    case 0: return typed_case<T, 0>(chain, b, owner, steps);
+    case 1: return typed_case<T, 1>(chain, b, owner, steps);
+    case 2: return typed_case<T, 2>(chain, b, owner, steps);
+    case 3: return typed_case<T, 3>(chain, b, owner, steps);
+    default: return typed_case<T, 4>(chain, b, owner, steps);
+  }
+}
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(torch_views)
@@ -724,6 +897,29 @@ BOOST_AUTO_TEST_CASE(TV01_random_chains_match_libtorch) {
                                           << " calls: " << tally.both_ok << " both succeeded, " << tally.both_refused
                                           << " both refused, " << tally.copies << " copies compared, "
                                           << tally.skipped << " skipped (documented differences)");
+}
+
+BOOST_AUTO_TEST_CASE(TV02_typed_chains_match_the_any_tensor_chains) {
+  const zt::KeepAlive owner = memory().words;
+  std::uint64_t failures = 0;
+  for (std::uint64_t c = 0; c < case_count; ++c) {
+    std::mt19937_64 rng(seed + c);
+    Base base = random_base(rng);
+    base.dtype = zt::float32;
+    TypedChain chain(rng);
+    const int steps = int(std::uniform_int_distribution<int>(1, 6)(rng));
+    try {
+      if (base.writable)
+        typed_case<float>(chain, base, owner, steps);
+      else
+        typed_case<const float>(chain, base, owner, steps);
+    } catch (const Failure& f) {
+      if (++failures <= 20)
+        BOOST_ERROR("seed " << seed << ", case " << c << " (" << describe(base) << "): " << f.what
+                            << "\n  chain:" << chain.history);
+    }
+  }
+  BOOST_TEST(failures == 0u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
