@@ -73,7 +73,7 @@ at::ScalarType torch_dtype(zt::DType d) {
   throw std::logic_error("no libtorch dtype");
 }
 
-bool is_complex(zt::DType d) { return d == zt::complex64 || d == zt::complex128; }
+
 
 /// One buffer under every case: bytes below 0x40, so no element of a floating dtype is NaN
 /// (copies compare bytewise).
@@ -237,7 +237,7 @@ class Chain {
       case 12:
         // zerotensor has no lazy conjugation: for complex dtypes it refuses what PyTorch
         // does with a conjugate view (the documented difference), so only real dtypes compare.
-        if (is_complex(p_.z.dtype())) return skip();
+        if (zt::is_complex(p_.z.dtype())) return skip();
         return chance(50) ? apply("adjoint()", [&](const auto& x) { return x.adjoint(); })
                           : apply("mH()", [&](const auto& x) { return x.mH(); });
       case 13: return apply("squeeze()", [&](const auto& x) { return x.squeeze(); });
@@ -375,7 +375,7 @@ class Chain {
   }
   /// A permutation of `rank` dims (wrapped at random), else a list that is not one.
   Shape dim_list(int rank, bool whole) {
-    Shape dims(std::size_t(rank));
+    Shape dims(static_cast<std::size_t>(rank));
     std::iota(dims.begin(), dims.end(), 0);
     std::shuffle(dims.begin(), dims.end(), rng_);
     if (!whole) dims.resize(std::size_t(pick(0, rank)));
@@ -730,7 +730,7 @@ class TypedChain {
         break;
       case 4: return next(describe("transpose", d, d2), t, a, [&](const auto& x) { return x.transpose(d, d2); }, steps);
       case 5: {
-        Shape dims(std::size_t(rank));
+        Shape dims(static_cast<std::size_t>(rank));
         std::iota(dims.begin(), dims.end(), 0);
         std::shuffle(dims.begin(), dims.end(), rng_);
         return next("permute(" + list(dims) + ")", t, a, [&](const auto& x) { return x.permute(dims); }, steps);
