@@ -4,7 +4,7 @@
 set(zt_layers
   "vocabulary: version error device dtype extents shape scalar path_ref to_options detail/checked_arithmetic"
   "memory: buffer storage mapped_file device_of staging"
-  "views: tensor any_tensor variants convert shares_memory detail/device_copy"
+  "views: tensor any_tensor variants convert shares_memory detail/device_copy detail/view_layout"
   "constructors: empty frombuffer pin_memory asarray as_tensor eigen_tensor dlpack from_dlpack to_dlpack dlpack_asarray arrow from_arrow to_arrow arrow_asarray"
   "files: load_options from_file npy safetensors"
   "shared memory: shared_memory"

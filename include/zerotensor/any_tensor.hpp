@@ -4,9 +4,12 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "zerotensor/tensor.hpp"
 #include "zerotensor/to_options.hpp"
@@ -124,6 +127,86 @@ class AnyTensor {
   [[nodiscard]] AnyTensor to(Device device, const ToOptions& options) const;
   /// A contiguous, writable copy in memory of its own.
   [[nodiscard]] AnyTensor clone() const;
+
+  // --- Views: PyTorch's view operations, as on Tensor (see tensor.hpp for each one's
+  // contract); defined in src/view_ops.cpp. Each result shares this tensor's memory,
+  // owner and device and keeps is_writable().
+
+  using List = std::span<const index_t>;
+  using BracedList = std::initializer_list<index_t>;
+
+  [[nodiscard]] AnyTensor narrow(index_t dim, index_t start, index_t length) const;
+  [[nodiscard]] AnyTensor slice(index_t dim = 0, std::optional<index_t> start = {}, std::optional<index_t> end = {},
+                                index_t step = 1) const;
+  [[nodiscard]] AnyTensor select(index_t dim, index_t index) const;
+  [[nodiscard]] AnyTensor operator[](index_t index) const { return select(0, index); }
+  [[nodiscard]] AnyTensor transpose(index_t dim0, index_t dim1) const;
+  [[nodiscard]] AnyTensor swapaxes(index_t dim0, index_t dim1) const { return transpose(dim0, dim1); }
+  [[nodiscard]] AnyTensor swapdims(index_t dim0, index_t dim1) const { return transpose(dim0, dim1); }
+  [[nodiscard]] AnyTensor permute(List dims) const;
+  [[nodiscard]] AnyTensor permute(BracedList dims) const { return permute(List(dims.begin(), dims.size())); }
+  [[nodiscard]] AnyTensor movedim(index_t source, index_t destination) const;
+  [[nodiscard]] AnyTensor movedim(List sources, List destinations) const;
+  [[nodiscard]] AnyTensor movedim(BracedList sources, BracedList destinations) const {
+    return movedim(List(sources.begin(), sources.size()), List(destinations.begin(), destinations.size()));
+  }
+  [[nodiscard]] AnyTensor t() const;
+  [[nodiscard]] AnyTensor mT() const;
+  /// mT() for real dtypes; TypeError for complex ones (no lazy conjugation).
+  [[nodiscard]] AnyTensor mH() const;
+  [[nodiscard]] AnyTensor adjoint() const;
+
+  [[nodiscard]] AnyTensor squeeze() const;
+  [[nodiscard]] AnyTensor squeeze(index_t dim) const { return squeeze(List(&dim, 1)); }
+  [[nodiscard]] AnyTensor squeeze(List dims) const;
+  [[nodiscard]] AnyTensor squeeze(BracedList dims) const { return squeeze(List(dims.begin(), dims.size())); }
+  [[nodiscard]] AnyTensor unsqueeze(index_t dim) const;
+  [[nodiscard]] AnyTensor expand(List sizes) const;
+  [[nodiscard]] AnyTensor expand(BracedList sizes) const { return expand(List(sizes.begin(), sizes.size())); }
+  [[nodiscard]] AnyTensor expand_as(const AnyTensor& other) const { return expand(other.shape_.span()); }
+  [[nodiscard]] AnyTensor broadcast_to(List sizes) const { return expand(sizes); }
+  [[nodiscard]] AnyTensor broadcast_to(BracedList sizes) const { return expand(List(sizes.begin(), sizes.size())); }
+  [[nodiscard]] AnyTensor view(List sizes) const;
+  [[nodiscard]] AnyTensor view(BracedList sizes) const { return view(List(sizes.begin(), sizes.size())); }
+  [[nodiscard]] AnyTensor view_as(const AnyTensor& other) const { return view(other.shape_.span()); }
+  [[nodiscard]] AnyTensor reshape(List sizes) const;
+  [[nodiscard]] AnyTensor reshape(BracedList sizes) const { return reshape(List(sizes.begin(), sizes.size())); }
+  [[nodiscard]] AnyTensor flatten(index_t start_dim = 0, index_t end_dim = -1) const;
+  [[nodiscard]] AnyTensor unflatten(index_t dim, List sizes) const;
+  [[nodiscard]] AnyTensor unflatten(index_t dim, BracedList sizes) const {
+    return unflatten(dim, List(sizes.begin(), sizes.size()));
+  }
+
+  [[nodiscard]] AnyTensor diagonal(index_t offset = 0, index_t dim1 = 0, index_t dim2 = 1) const;
+  [[nodiscard]] AnyTensor unfold(index_t dim, index_t size, index_t step) const;
+  /// Inside the elements this tensor reaches only; `storage_offset` counts elements from
+  /// this tensor's first element (see Tensor::as_strided).
+  [[nodiscard]] AnyTensor as_strided(List size, List stride, std::optional<index_t> storage_offset = {}) const;
+  [[nodiscard]] AnyTensor as_strided(BracedList size, BracedList stride,
+                                     std::optional<index_t> storage_offset = {}) const {
+    return as_strided(List(size.begin(), size.size()), List(stride.begin(), stride.size()), storage_offset);
+  }
+
+  [[nodiscard]] std::vector<AnyTensor> chunk(index_t chunks, index_t dim = 0) const;
+  [[nodiscard]] std::vector<AnyTensor> split(index_t split_size, index_t dim = 0) const;
+  [[nodiscard]] std::vector<AnyTensor> split(List split_sizes, index_t dim = 0) const;
+  [[nodiscard]] std::vector<AnyTensor> split(BracedList split_sizes, index_t dim = 0) const {
+    return split(List(split_sizes.begin(), split_sizes.size()), dim);
+  }
+  [[nodiscard]] std::vector<AnyTensor> tensor_split(index_t sections, index_t dim = 0) const;
+  [[nodiscard]] std::vector<AnyTensor> tensor_split(List indices, index_t dim = 0) const;
+  [[nodiscard]] std::vector<AnyTensor> tensor_split(BracedList indices, index_t dim = 0) const {
+    return tensor_split(List(indices.begin(), indices.size()), dim);
+  }
+  [[nodiscard]] std::vector<AnyTensor> unbind(index_t dim = 0) const;
+
+  /// The same bytes as `dtype` (PyTorch's view(dtype) rules; a non-bool tensor is not
+  /// viewed as bool, whose bytes must be 0 or 1).
+  [[nodiscard]] AnyTensor view(DType dtype) const;
+  [[nodiscard]] AnyTensor view_as_real() const;
+  [[nodiscard]] AnyTensor view_as_complex() const;
+  /// This tensor when C-contiguous, else clone().
+  [[nodiscard]] AnyTensor contiguous() const { return is_contiguous() ? *this : clone(); }
 
  private:
   friend struct detail::ReadOnlyVariant<AnyTensor>;

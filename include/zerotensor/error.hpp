@@ -20,6 +20,11 @@ struct ValueError : Error {
   using Error::Error;
 };
 
+/// An index or dimension out of range (PyTorch's IndexError); a kind of ValueError.
+struct IndexError : ValueError {
+  using ValueError::ValueError;
+};
+
 /// A dtype, element type or kind of object that is not accepted.
 struct TypeError : Error {
   using Error::Error;

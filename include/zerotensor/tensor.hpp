@@ -10,13 +10,17 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <Eigen/Core>
 
 #include "zerotensor/buffer.hpp"
+#include "zerotensor/detail/view_layout.hpp"
 #include "zerotensor/device.hpp"
 #include "zerotensor/dtype.hpp"
 #include "zerotensor/error.hpp"
@@ -277,6 +281,324 @@ class Tensor {
   [[nodiscard]] auto tensor() const {
     return Views::template map<TensorRank>(*this);
   }
+
+  // --- Views: PyTorch's view operations, with its names, defaults, rules and messages
+  // (detail/view_layout.hpp computes every layout). Each result shares this tensor's
+  // memory, owner and device, and keeps `const T` const; a result's rank is static when
+  // this rank is and the operation fixes it. IndexError for a dimension or index out of
+  // range, ValueError for the rest, as PyTorch raises IndexError and RuntimeError.
+  // Lists (sizes, dims, strides) are any contiguous range of index_t or a braced list.
+
+  using List = std::span<const index_t>;
+  using BracedList = std::initializer_list<index_t>;
+
+  /// `length` elements of `dim` from `start` (negative `start` counts from the end).
+  [[nodiscard]] Tensor narrow(index_t dim, index_t start, index_t length) const {
+    return derive<Rank>(rank(), [&](auto shape, auto strides) {
+      return detail::narrow_layout(shape_, strides_, dim, start, length, shape, strides);
+    });
+  }
+  /// Python's `[start:end:step]` along `dim`, clamped as Python clamps; step > 0.
+  [[nodiscard]] Tensor slice(index_t dim = 0, std::optional<index_t> start = {}, std::optional<index_t> end = {},
+                             index_t step = 1) const {
+    return derive<Rank>(rank(), [&](auto shape, auto strides) {
+      return detail::slice_layout(shape_, strides_, dim, start, end, step, shape, strides);
+    });
+  }
+  /// Index `index` of `dim`, which the result drops.
+  [[nodiscard]] Tensor<T, detail::rank_minus(Rank, 1)> select(index_t dim, index_t index) const {
+    static_assert(Rank != 0, "zt::Tensor::select(): a rank-0 tensor has no dimension to select from.");
+    return derive<detail::rank_minus(Rank, 1)>(rank() == 0 ? 0 : rank() - 1, [&](auto shape, auto strides) {
+      return detail::select_layout(shape_, strides_, dim, index, shape, strides);
+    });
+  }
+  /// select(0, index).
+  [[nodiscard]] Tensor<T, detail::rank_minus(Rank, 1)> operator[](index_t index) const {
+    static_assert(Rank != 0, "zt::Tensor::operator[]: a rank-0 tensor has no dimension to index.");
+    return select(0, index);
+  }
+
+  [[nodiscard]] Tensor transpose(index_t dim0, index_t dim1) const {
+    return same_rank([&](auto shape, auto strides) {
+      detail::transpose_layout(shape_, strides_, dim0, dim1, shape, strides);
+    });
+  }
+  [[nodiscard]] Tensor swapaxes(index_t dim0, index_t dim1) const { return transpose(dim0, dim1); }
+  [[nodiscard]] Tensor swapdims(index_t dim0, index_t dim1) const { return transpose(dim0, dim1); }
+  /// Dimension i of the result is dimension dims[i] of this tensor.
+  [[nodiscard]] Tensor permute(List dims) const {
+    return same_rank([&](auto shape, auto strides) { detail::permute_layout(shape_, strides_, dims, shape, strides); });
+  }
+  [[nodiscard]] Tensor permute(BracedList dims) const { return permute(List(dims.begin(), dims.size())); }
+  [[nodiscard]] Tensor movedim(index_t source, index_t destination) const {
+    return same_rank([&](auto shape, auto strides) {
+      detail::movedim_layout(shape_, strides_, source, destination, shape, strides);
+    });
+  }
+  [[nodiscard]] Tensor movedim(List sources, List destinations) const {
+    return same_rank([&](auto shape, auto strides) {
+      detail::movedim_layout(shape_, strides_, sources, destinations, shape, strides);
+    });
+  }
+  [[nodiscard]] Tensor movedim(BracedList sources, BracedList destinations) const {
+    return movedim(List(sources.begin(), sources.size()), List(destinations.begin(), destinations.size()));
+  }
+  /// Rank 2 transposed; ranks 0 and 1 unchanged.
+  [[nodiscard]] Tensor t() const {
+    static_assert(Rank == dynamic || Rank <= 2, "zt::Tensor::t(): t() transposes a tensor of rank 2 or less; use "
+                                                "mT() for the last two dimensions, transpose() for any two.");
+    return same_rank([&](auto shape, auto strides) { detail::t_layout(shape_, strides_, shape, strides); });
+  }
+  /// The last two dimensions swapped (rank 2 or more).
+  [[nodiscard]] Tensor mT() const {
+    static_assert(Rank == dynamic || Rank >= 2, "zt::Tensor::mT(): mT() swaps the last two dimensions of a tensor "
+                                                "of rank 2 or more.");
+    return same_rank([&](auto shape, auto strides) {
+      detail::matrix_transpose_layout("mT", shape_, strides_, shape, strides);
+    });
+  }
+  /// mT() for real element types; the conjugate transpose of a complex tensor is no view.
+  [[nodiscard]] Tensor mH() const {
+    static_assert(!detail::is_complex_element<value_type>,
+                  "zt::Tensor::mH(): zerotensor has no lazy conjugation, so a complex tensor's conjugate transpose "
+                  "is not a view; use mT() and conjugate a copy.");
+    static_assert(Rank == dynamic || Rank >= 2, "zt::Tensor::mH(): mH() swaps the last two dimensions of a tensor "
+                                                "of rank 2 or more.");
+    return same_rank([&](auto shape, auto strides) {
+      detail::matrix_transpose_layout("mH", shape_, strides_, shape, strides);
+    });
+  }
+  [[nodiscard]] Tensor adjoint() const {
+    static_assert(!detail::is_complex_element<value_type>,
+                  "zt::Tensor::adjoint(): zerotensor has no lazy conjugation, so a complex tensor's conjugate "
+                  "transpose is not a view; use mT() and conjugate a copy.");
+    static_assert(Rank == dynamic || Rank >= 2, "zt::Tensor::adjoint(): adjoint() swaps the last two dimensions of "
+                                                "a tensor of rank 2 or more.");
+    return same_rank([&](auto shape, auto strides) {
+      detail::matrix_transpose_layout("adjoint()", shape_, strides_, shape, strides);
+    });
+  }
+
+  /// Every extent-1 dimension dropped; or `dim`'s, or those of `dims`, when extent 1.
+  [[nodiscard]] Tensor<T> squeeze() const { return from_layout(detail::squeeze_layout(shape_, strides_), "squeeze()"); }
+  [[nodiscard]] Tensor<T> squeeze(index_t dim) const { return squeeze(List(&dim, 1)); }
+  [[nodiscard]] Tensor<T> squeeze(List dims) const {
+    return from_layout(detail::squeeze_layout(shape_, strides_, dims), "squeeze()");
+  }
+  [[nodiscard]] Tensor<T> squeeze(BracedList dims) const { return squeeze(List(dims.begin(), dims.size())); }
+  /// A new extent-1 dimension at `dim` (in [-rank - 1, rank]).
+  [[nodiscard]] Tensor<T, detail::rank_plus(Rank, 1)> unsqueeze(index_t dim) const {
+    return derive<detail::rank_plus(Rank, 1)>(rank() + 1, [&](auto shape, auto strides) {
+      detail::unsqueeze_layout(shape_, strides_, dim, shape, strides);
+      return index_t{0};
+    });
+  }
+  /// Extent-1 dimensions repeated (stride 0) to `sizes`; -1 keeps an extent; new leading
+  /// dimensions. The result has rank N (sizes.size(), this rank by default).
+  template <std::size_t N = Rank>
+  [[nodiscard]] Tensor<T, N> expand(List sizes) const {
+    return derive<N>(checked_result_rank<N>("expand()", sizes.size()), [&](auto shape, auto strides) {
+      detail::expand_layout(shape_, strides_, sizes, shape, strides);
+      return index_t{0};
+    });
+  }
+  template <std::size_t N = Rank>
+  [[nodiscard]] Tensor<T, N> expand(BracedList sizes) const {
+    return expand<N>(List(sizes.begin(), sizes.size()));
+  }
+  template <class U, std::size_t R>
+  [[nodiscard]] Tensor<T, R> expand_as(const Tensor<U, R>& other) const {
+    return expand<R>(List(other.shape().data(), other.rank()));
+  }
+  template <std::size_t N = Rank>
+  [[nodiscard]] Tensor<T, N> broadcast_to(List sizes) const {
+    return expand<N>(sizes);
+  }
+  template <std::size_t N = Rank>
+  [[nodiscard]] Tensor<T, N> broadcast_to(BracedList sizes) const {
+    return expand<N>(List(sizes.begin(), sizes.size()));
+  }
+
+  /// The same elements in C order as `sizes` (one -1 inferred), when the strides allow
+  /// it (PyTorch's rule); rank N when named (view<2>(...)).
+  template <std::size_t N = dynamic>
+  [[nodiscard]] Tensor<T, N> view(List sizes) const {
+    return from_layout<N>(detail::view_layout(shape_, strides_, sizes), "view()");
+  }
+  template <std::size_t N = dynamic>
+  [[nodiscard]] Tensor<T, N> view(BracedList sizes) const {
+    return view<N>(List(sizes.begin(), sizes.size()));
+  }
+  template <class U, std::size_t R>
+  [[nodiscard]] Tensor<T, R> view_as(const Tensor<U, R>& other) const {
+    return view<R>(List(other.shape().data(), other.rank()));
+  }
+  /// view(sizes) when the strides allow it, else a contiguous copy (see contiguous()).
+  template <std::size_t N = dynamic>
+  [[nodiscard]] Tensor<T, N> reshape(List sizes) const {
+    const DynamicExtents inferred = detail::infer_size(sizes, numel());
+    if (std::optional<DynamicExtents> strides = detail::view_strides(shape_, strides_, inferred.span()))
+      return from_layout<N>(detail::Layout{inferred, std::move(*strides), 0}, "reshape()");
+    return contiguous().template view<N>(inferred.span());
+  }
+  template <std::size_t N = dynamic>
+  [[nodiscard]] Tensor<T, N> reshape(BracedList sizes) const {
+    return reshape<N>(List(sizes.begin(), sizes.size()));
+  }
+  /// Dimensions start_dim..end_dim as one (reshape: a view when the strides allow it).
+  template <std::size_t N = dynamic>
+  [[nodiscard]] Tensor<T, N> flatten(index_t start_dim = 0, index_t end_dim = -1) const {
+    return reshape<N>(detail::flatten_shape(shape_, start_dim, end_dim).span());
+  }
+  /// `dim` split into `sizes` (one -1 inferred).
+  template <std::size_t N = dynamic>
+  [[nodiscard]] Tensor<T, N> unflatten(index_t dim, List sizes) const {
+    return view<N>(detail::unflatten_shape(shape_, dim, sizes).span());
+  }
+  template <std::size_t N = dynamic>
+  [[nodiscard]] Tensor<T, N> unflatten(index_t dim, BracedList sizes) const {
+    return unflatten<N>(dim, List(sizes.begin(), sizes.size()));
+  }
+
+  /// The diagonal of dims dim1 and dim2 (both dropped), appended as the last dimension.
+  [[nodiscard]] Tensor<T, detail::rank_minus(Rank, 1)> diagonal(index_t offset = 0, index_t dim1 = 0,
+                                                                index_t dim2 = 1) const {
+    static_assert(Rank == dynamic || Rank >= 2, "zt::Tensor::diagonal(): a diagonal needs two dimensions.");
+    return derive<detail::rank_minus(Rank, 1)>(rank() == 0 ? 0 : rank() - 1, [&](auto shape, auto strides) {
+      return detail::diagonal_layout(shape_, strides_, offset, dim1, dim2, shape, strides);
+    });
+  }
+  /// Windows of `size` elements every `step` along `dim`, as a new last dimension.
+  [[nodiscard]] Tensor<T, detail::rank_plus(Rank, 1)> unfold(index_t dim, index_t size, index_t step) const {
+    return derive<detail::rank_plus(Rank, 1)>(rank() + 1, [&](auto shape, auto strides) {
+      detail::unfold_layout(shape_, strides_, dim, size, step, shape, strides);
+      return index_t{0};
+    });
+  }
+  /// Any layout inside the elements this tensor reaches (unlike PyTorch, which allows the
+  /// whole storage: zerotensor does not know it). `storage_offset` counts elements from
+  /// this tensor's first element, not from a storage's start. Non-negative strides.
+  template <std::size_t N = dynamic>
+  [[nodiscard]] Tensor<T, N> as_strided(List size, List stride, std::optional<index_t> storage_offset = {}) const {
+    return from_layout<N>(detail::as_strided_layout(shape_, strides_, size, stride, storage_offset), "as_strided()");
+  }
+  template <std::size_t N = dynamic>
+  [[nodiscard]] Tensor<T, N> as_strided(BracedList size, BracedList stride,
+                                        std::optional<index_t> storage_offset = {}) const {
+    return as_strided<N>(List(size.begin(), size.size()), List(stride.begin(), stride.size()), storage_offset);
+  }
+
+  /// `chunks` pieces of equal extent along `dim` (the last smaller; fewer when it divides badly).
+  [[nodiscard]] std::vector<Tensor> chunk(index_t chunks, index_t dim = 0) const {
+    return pieces(detail::chunk_pieces(shape_, chunks, dim));
+  }
+  [[nodiscard]] std::vector<Tensor> split(index_t split_size, index_t dim = 0) const {
+    return pieces(detail::split_pieces(shape_, split_size, dim));
+  }
+  [[nodiscard]] std::vector<Tensor> split(List split_sizes, index_t dim = 0) const {
+    return pieces(detail::split_pieces(shape_, split_sizes, dim));
+  }
+  [[nodiscard]] std::vector<Tensor> split(BracedList split_sizes, index_t dim = 0) const {
+    return split(List(split_sizes.begin(), split_sizes.size()), dim);
+  }
+  [[nodiscard]] std::vector<Tensor> tensor_split(index_t sections, index_t dim = 0) const {
+    return pieces(detail::tensor_split_pieces(shape_, sections, dim));
+  }
+  [[nodiscard]] std::vector<Tensor> tensor_split(List indices, index_t dim = 0) const {
+    return pieces(detail::tensor_split_pieces(shape_, indices, dim));
+  }
+  [[nodiscard]] std::vector<Tensor> tensor_split(BracedList indices, index_t dim = 0) const {
+    return tensor_split(List(indices.begin(), indices.size()), dim);
+  }
+  /// select(dim, i) for every i.
+  [[nodiscard]] std::vector<Tensor<T, detail::rank_minus(Rank, 1)>> unbind(index_t dim = 0) const {
+    static_assert(Rank != 0, "zt::Tensor::unbind(): a rank-0 tensor has no dimension to unbind.");
+    const std::size_t d = detail::unbind_dim(shape_, dim);
+    std::vector<Tensor<T, detail::rank_minus(Rank, 1)>> out;
+    out.reserve(std::size_t(shape_[d]));
+    for (index_t i = 0; i < shape_[d]; ++i) out.push_back(select(index_t(d), i));
+    return out;
+  }
+
+  /// The same bytes as element type U (const when T is): PyTorch's view(dtype) rules.
+  template <class U>
+  [[nodiscard]] Tensor<detail::same_constness_t<T, U>, Rank> view() const {
+    static_assert(Element<U>, "zt::Tensor::view<U>(): U must be one of the 15 element types.");
+    using Result = detail::same_constness_t<T, U>;
+    return from_layout<Rank, Result>(
+        detail::view_dtype_layout(shape_, strides_, dtype(), dtype_of<Result>, data_), "view(dtype)");
+  }
+  /// A complex tensor's real and imaginary parts as a last dimension of extent 2.
+  [[nodiscard]] auto view_as_real() const {
+    static_assert(detail::is_complex_element<value_type>,
+                  "zt::Tensor::view_as_real(): needs a complex element type.");
+    using Result = detail::same_constness_t<T, typename detail::real_part<value_type>::type>;
+    return from_layout<detail::rank_plus(Rank, 1), Result>(detail::view_as_real_layout(shape_, strides_, dtype()),
+                                                            "view_as_real()");
+  }
+  /// A float or double tensor whose last dimension has extent 2 as complex numbers.
+  [[nodiscard]] auto view_as_complex() const {
+    static_assert(std::is_same_v<value_type, float> || std::is_same_v<value_type, double>,
+                  "zt::Tensor::view_as_complex(): needs float or double elements.");
+    static_assert(Rank != 0, "zt::Tensor::view_as_complex(): needs a last dimension of extent 2.");
+    using Result = detail::same_constness_t<T, std::complex<value_type>>;
+    return from_layout<detail::rank_minus(Rank, 1), Result>(
+        detail::view_as_complex_layout(shape_, strides_, dtype(), data_), "view_as_complex()");
+  }
+
+  /// This tensor (same memory and owner) when C-contiguous, else a contiguous copy in
+  /// memory of its own (AnyTensor::clone()).
+  [[nodiscard]] Tensor contiguous() const {
+    if (is_contiguous()) return *this;
+    detail::ContiguousCopy copy = detail::contiguous_copy(dtype(), data_, shape_, strides_, owner_, device_);
+    return Tensor(static_cast<T*>(copy.data), shape_, detail::contiguous_strides(shape_), std::move(copy.owner),
+                  copy.device);
+  }
+
+ private:
+  // The views' builders: each result goes through the view constructor.
+
+  /// A view of rank R (`rank` at run time) whose layout `layout(shape, strides)` writes,
+  /// returning its first element in elements from this one's.
+  template <std::size_t R, class Layout>
+  [[nodiscard]] Tensor<T, R> derive(std::size_t rank, Layout&& layout) const {
+    Extents<R> shape = detail::extents_of_rank<R>(rank), strides = detail::extents_of_rank<R>(rank);
+    const index_t offset = layout(detail::SizesOut(shape.data(), rank), detail::SizesOut(strides.data(), rank));
+    return Tensor<T, R>(data_ + offset, std::move(shape), std::move(strides), owner_, device_);
+  }
+  template <class Layout>
+  [[nodiscard]] Tensor same_rank(Layout&& layout) const {
+    return derive<Rank>(rank(), [&](auto shape, auto strides) {
+      layout(shape, strides);
+      return index_t{0};
+    });
+  }
+  /// A view of a layout built whole, of rank N (ValueError naming `operation` when the
+  /// layout's rank differs from a static N), with element type U.
+  template <std::size_t N = dynamic, class U = T>
+  [[nodiscard]] Tensor<U, N> from_layout(detail::Layout&& layout, const char* operation) const {
+    (void)checked_result_rank<N>(operation, layout.shape.size());
+    U* data = reinterpret_cast<U*>(data_ + layout.offset);
+    if constexpr (N == dynamic) {
+      return Tensor<U, N>(data, std::move(layout.shape), std::move(layout.strides), owner_, device_);
+    } else {
+      return Tensor<U, N>(data, detail::to_extents<Extents<N>>(layout.shape.span()),
+                          detail::to_extents<Extents<N>>(layout.strides.span()), owner_, device_);
+    }
+  }
+  template <std::size_t N>
+  static std::size_t checked_result_rank(const char* operation, std::size_t rank) {
+    if (N != dynamic && rank != N) detail::throw_rank_mismatch(operation, N, rank);
+    return rank;
+  }
+  /// The narrow() of each piece (a split's).
+  [[nodiscard]] std::vector<Tensor> pieces(const detail::Pieces& split) const {
+    std::vector<Tensor> out;
+    out.reserve(split.pieces.size());
+    for (const detail::Piece& piece : split.pieces) out.push_back(narrow(index_t(split.dim), piece.start, piece.length));
+    return out;
+  }
+
 
  private:
   friend class AnyTensor;

@@ -1,0 +1,354 @@
+// Internal: the one layout engine of PyTorch's view operations, shared by Tensor<T, Rank>
+// and AnyTensor. Each function reads a source layout (shape and strides in elements) and
+// writes the result's into spans the caller has sized to the result's rank, returning
+// where the result's first element lies, in elements from the source's. Nothing here
+// touches memory or a driver: views of device memory are pure arithmetic. Every product
+// and sum that a foreign stride or index enters is overflow-checked. The operations a
+// typed view inlines are defined here; the rest, and every error message, in
+// src/view_layout.cpp.
+#pragma once
+
+#include <algorithm>
+#include <complex>
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "zerotensor/buffer.hpp"
+#include "zerotensor/detail/checked_arithmetic.hpp"
+#include "zerotensor/device.hpp"
+#include "zerotensor/dtype.hpp"
+#include "zerotensor/extents.hpp"
+#include "zerotensor/shape.hpp"
+
+namespace zt::detail {
+
+using Sizes = std::span<const index_t>;
+using SizesOut = std::span<index_t>;
+
+/// Result ranks of static-rank views (dynamic stays dynamic; rank_minus stops at 0, which
+/// the operations that drop a dimension refuse with a static_assert).
+constexpr std::size_t rank_minus(std::size_t rank, std::size_t n) noexcept {
+  return rank == dynamic ? dynamic : (rank < n ? 0 : rank - n);
+}
+constexpr std::size_t rank_plus(std::size_t rank, std::size_t n) noexcept {
+  return rank == dynamic ? dynamic : rank + n;
+}
+
+/// Shape or strides of a result of rank R with `rank` entries, to be written.
+template <std::size_t R>
+[[nodiscard]] Extents<R> extents_of_rank(std::size_t rank) {
+  if constexpr (R == dynamic) {
+    return DynamicExtents(rank, 0);
+  } else {
+    return Extents<R>{};
+  }
+}
+
+template <class T>
+inline constexpr bool is_complex_element = false;
+template <class F>
+inline constexpr bool is_complex_element<std::complex<F>> = true;
+
+/// The float type of a complex element type's parts (T itself for others).
+template <class T>
+struct real_part {
+  using type = T;
+};
+template <class F>
+struct real_part<std::complex<F>> {
+  using type = F;
+};
+
+/// U, const when T is: a view of read-only memory stays read-only.
+template <class T, class U>
+using same_constness_t = std::conditional_t<std::is_const_v<T>, const U, U>;
+
+/// A contiguous copy of a strided view in memory of its own (AnyTensor::clone()): for the
+/// typed contiguous() and reshape(), which cannot name AnyTensor.
+struct ContiguousCopy {
+  void* data;
+  KeepAlive owner;
+  Device device;
+};
+[[nodiscard]] ContiguousCopy contiguous_copy(DType dtype, const void* data, Sizes shape, Sizes strides,
+                                             const KeepAlive& owner, Device device);
+
+// The errors (PyTorch's wording; IndexError where PyTorch raises IndexError).
+[[noreturn]] void throw_dim_out_of_range(index_t dim, index_t low, index_t high);
+[[noreturn]] void throw_view_overflow(index_t a, index_t b);
+[[noreturn]] void throw_zero_dim(const char* operation);
+[[noreturn]] void throw_zero_dim_index(const char* operation);
+[[noreturn]] void throw_narrow(index_t start, index_t length, index_t size);
+[[noreturn]] void throw_slice_step();
+[[noreturn]] void throw_select_index(index_t index, Sizes shape, std::size_t dim);
+[[noreturn]] void throw_permute(Sizes dims, std::size_t rank);
+[[noreturn]] void throw_expand(Sizes shape, Sizes sizes);
+[[noreturn]] void throw_diagonal_dims(std::size_t dim1, std::size_t dim2);
+[[noreturn]] void throw_unfold(index_t size, index_t step, index_t dim_size, std::size_t dim);
+[[noreturn]] void throw_t_rank(std::size_t rank);
+[[noreturn]] void throw_matrix_rank(const char* operation, std::size_t rank);
+
+/// `a * b`, or ValueError when it does not fit in 64 bits.
+[[nodiscard]] inline index_t checked_mul(index_t a, index_t b) {
+  index_t product = 0;
+  if (mul_overflows(a, b, product)) [[unlikely]] throw_view_overflow(a, b);
+  return product;
+}
+
+/// `dim` wrapped into [0, rank) as PyTorch wraps it (a rank-0 tensor counts as rank 1);
+/// IndexError "Dimension out of range (...)" otherwise.
+[[nodiscard]] inline std::size_t wrap_dim(index_t dim, std::size_t rank) {
+  const index_t n = rank == 0 ? 1 : index_t(rank);
+  if (dim < -n || dim >= n) [[unlikely]] throw_dim_out_of_range(dim, -n, n - 1);
+  return std::size_t(dim < 0 ? dim + n : dim);
+}
+
+/// Copies the source layout: the operations that change one dimension start from it.
+inline void copy_layout(Sizes shape, Sizes strides, SizesOut out_shape, SizesOut out_strides) noexcept {
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    out_shape[d] = shape[d];
+    out_strides[d] = strides[d];
+  }
+}
+
+/// slice(dim, start, end, step) with Python's clamping; same rank.
+[[nodiscard]] inline index_t slice_layout(Sizes shape, Sizes strides, index_t dim, std::optional<index_t> start,
+                                          std::optional<index_t> end, index_t step, SizesOut out_shape,
+                                          SizesOut out_strides) {
+  if (shape.empty()) [[unlikely]] throw_zero_dim_index("slice()");
+  const std::size_t d = wrap_dim(dim, shape.size());
+  if (step <= 0) [[unlikely]] throw_slice_step();
+  const index_t size = shape[d];
+  index_t first = start.value_or(0), last = end.value_or(size);
+  if (first < 0) first += size;
+  if (last < 0) last += size;
+  first = first < 0 ? 0 : (first > size ? size : first);
+  last = last < first ? first : (last > size ? size : last);
+  copy_layout(shape, strides, out_shape, out_strides);
+  out_shape[d] = last == first ? 0 : (last - first - 1) / step + 1;
+  out_strides[d] = checked_mul(strides[d], step);
+  return checked_mul(first, strides[d]);
+}
+
+/// narrow(dim, start, length): PyTorch's checks, then slice(dim, start, start + length).
+[[nodiscard]] inline index_t narrow_layout(Sizes shape, Sizes strides, index_t dim, index_t start, index_t length,
+                                           SizesOut out_shape, SizesOut out_strides) {
+  if (shape.empty()) [[unlikely]] throw_zero_dim("narrow()");
+  const std::size_t d = wrap_dim(dim, shape.size());
+  const index_t size = shape[d];
+  if (length < 0 || start < -size || start > size) [[unlikely]] throw_narrow(start, length, size);
+  if (start < 0) start += size;
+  if (start > size - length) [[unlikely]] throw_narrow(start, length, size);
+  return slice_layout(shape, strides, index_t(d), start, start + length, 1, out_shape, out_strides);
+}
+
+/// select(dim, index): the result drops `dim`.
+[[nodiscard]] inline index_t select_layout(Sizes shape, Sizes strides, index_t dim, index_t index,
+                                           SizesOut out_shape, SizesOut out_strides) {
+  if (shape.empty()) [[unlikely]] throw_zero_dim_index("select()");
+  const std::size_t d = wrap_dim(dim, shape.size());
+  if (index < -shape[d] || index >= shape[d]) [[unlikely]] throw_select_index(index, shape, d);
+  if (index < 0) index += shape[d];
+  for (std::size_t from = 0, to = 0; from < shape.size(); ++from) {
+    if (from == d) continue;
+    out_shape[to] = shape[from];
+    out_strides[to++] = strides[from];
+  }
+  return checked_mul(index, strides[d]);
+}
+
+/// permute(dims): dimension i of the result is dimension dims[i] of the source.
+inline void permute_layout(Sizes shape, Sizes strides, Sizes dims, SizesOut out_shape, SizesOut out_strides) {
+  const std::size_t rank = shape.size();
+  if (dims.size() != rank) [[unlikely]] throw_permute(dims, rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::size_t d = wrap_dim(dims[i], rank);
+    for (std::size_t j = 0; j < i; ++j) {
+      if (wrap_dim(dims[j], rank) == d) [[unlikely]] throw_permute(dims, rank);
+    }
+    out_shape[i] = shape[d];
+    out_strides[i] = strides[d];
+  }
+}
+
+/// transpose(dim0, dim1): the two dimensions swapped.
+inline void transpose_layout(Sizes shape, Sizes strides, index_t dim0, index_t dim1, SizesOut out_shape,
+                             SizesOut out_strides) {
+  const std::size_t a = wrap_dim(dim0, shape.size()), b = wrap_dim(dim1, shape.size());
+  copy_layout(shape, strides, out_shape, out_strides);
+  if (shape.empty()) return;
+  std::swap(out_shape[a], out_shape[b]);
+  std::swap(out_strides[a], out_strides[b]);
+}
+
+/// movedim(source, destination) for one dimension: the others keep their order.
+inline void movedim_layout(Sizes shape, Sizes strides, index_t source, index_t destination, SizesOut out_shape,
+                           SizesOut out_strides) {
+  const std::size_t from = wrap_dim(source, shape.size()), to = wrap_dim(destination, shape.size());
+  copy_layout(shape, strides, out_shape, out_strides);
+  if (shape.empty()) return;
+  for (std::size_t d = from; d < to; ++d) {
+    out_shape[d] = shape[d + 1];
+    out_strides[d] = strides[d + 1];
+  }
+  for (std::size_t d = to; d < from; ++d) {
+    out_shape[d + 1] = shape[d];
+    out_strides[d + 1] = strides[d];
+  }
+  out_shape[to] = shape[from];
+  out_strides[to] = strides[from];
+}
+
+/// t() (rank 2 transposed; ranks 0 and 1 unchanged) and mT()/mH()/adjoint() (the last
+/// two dimensions swapped; rank 2 or more).
+inline void t_layout(Sizes shape, Sizes strides, SizesOut out_shape, SizesOut out_strides) {
+  if (shape.size() > 2) [[unlikely]] throw_t_rank(shape.size());
+  transpose_layout(shape, strides, 0, shape.size() == 2 ? 1 : 0, out_shape, out_strides);
+}
+inline void matrix_transpose_layout(const char* operation, Sizes shape, Sizes strides, SizesOut out_shape,
+                                    SizesOut out_strides) {
+  if (shape.size() < 2) [[unlikely]] throw_matrix_rank(operation, shape.size());
+  transpose_layout(shape, strides, -2, -1, out_shape, out_strides);
+}
+
+/// unsqueeze(dim): a new extent-1 dimension at `dim` (wrapped against rank + 1), with
+/// PyTorch's stride for it (the next dimension's extent times stride, or 1 at the end).
+inline void unsqueeze_layout(Sizes shape, Sizes strides, index_t dim, SizesOut out_shape, SizesOut out_strides) {
+  const std::size_t d = wrap_dim(dim, shape.size() + 1);
+  for (std::size_t from = 0, to = 0; to <= shape.size(); ++to) {
+    if (to == d) {
+      out_shape[to] = 1;
+      out_strides[to] = d < shape.size() ? checked_mul(shape[d], strides[d]) : 1;
+    } else {
+      out_shape[to] = shape[from];
+      out_strides[to] = strides[from++];
+    }
+  }
+}
+
+/// expand(sizes): `sizes` has at least the source's rank; new leading dimensions and
+/// extent-1 dimensions broadcast with stride 0, -1 keeps an existing extent.
+inline void expand_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
+  if (sizes.size() < shape.size()) [[unlikely]] throw_expand(shape, sizes);
+  const std::size_t lead = sizes.size() - shape.size();
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    if (d < lead) {
+      if (sizes[d] < 0) [[unlikely]] throw_expand(shape, sizes);
+      out_shape[d] = sizes[d];
+      out_strides[d] = 0;
+      continue;
+    }
+    const index_t size = shape[d - lead], wanted = sizes[d] == -1 ? size : sizes[d];
+    if (wanted != size && (size != 1 || wanted < 0)) [[unlikely]] throw_expand(shape, sizes);
+    out_shape[d] = wanted;
+    out_strides[d] = wanted == size ? strides[d - lead] : 0;
+  }
+  (void)checked_numel(Sizes(out_shape.data(), out_shape.size()), 1, "expand()");
+}
+
+/// diagonal(offset, dim1, dim2): both dimensions dropped, the diagonal appended last.
+[[nodiscard]] inline index_t diagonal_layout(Sizes shape, Sizes strides, index_t offset, index_t dim1, index_t dim2,
+                                             SizesOut out_shape, SizesOut out_strides) {
+  const std::size_t a = wrap_dim(dim1, shape.size()), b = wrap_dim(dim2, shape.size());
+  if (a == b) [[unlikely]] throw_diagonal_dims(a, b);
+  index_t size = 0, first = 0;
+  if (offset >= 0 && offset < shape[b]) {
+    size = std::min(shape[a], shape[b] - offset);
+    first = checked_mul(offset, strides[b]);
+  } else if (offset < 0 && offset > -shape[a]) {
+    size = std::min(shape[a] + offset, shape[b]);
+    first = checked_mul(-offset, strides[a]);
+  }
+  std::size_t to = 0;
+  for (std::size_t from = 0; from < shape.size(); ++from) {
+    if (from == a || from == b) continue;
+    out_shape[to] = shape[from];
+    out_strides[to++] = strides[from];
+  }
+  index_t step = 0;
+  if (add_overflows(strides[a], strides[b], step)) [[unlikely]] throw_view_overflow(strides[a], strides[b]);
+  out_shape[to] = size;
+  out_strides[to] = step;
+  return size == 0 ? 0 : first;
+}
+
+/// unfold(dim, size, step): `dim` becomes the window count, a window dimension is
+/// appended (a rank-0 source counts as one element of rank 1).
+inline void unfold_layout(Sizes shape, Sizes strides, index_t dim, index_t size, index_t step, SizesOut out_shape,
+                          SizesOut out_strides) {
+  const std::size_t d = wrap_dim(dim, shape.size());
+  const index_t dim_size = shape.empty() ? 1 : shape[d], dim_stride = shape.empty() ? 1 : strides[d];
+  if (size < 0 || size > dim_size || step <= 0) [[unlikely]] throw_unfold(size, step, dim_size, d);
+  copy_layout(shape, strides, out_shape, out_strides);
+  if (!shape.empty()) {
+    out_shape[d] = (dim_size - size) / step + 1;
+    out_strides[d] = checked_mul(dim_stride, step);
+  }
+  out_shape[shape.size()] = size;
+  out_strides[shape.size()] = dim_stride;
+}
+
+// The operations whose result rank depends on values (dynamic rank), or that are too
+// large to inline; defined in src/view_layout.cpp.
+
+/// A layout built whole: its shape, strides and first element (in elements from the source's).
+struct Layout {
+  DynamicExtents shape;
+  DynamicExtents strides;
+  index_t offset = 0;
+};
+
+/// squeeze(): every extent-1 dimension dropped; squeeze(dims): those of `dims` with extent 1.
+[[nodiscard]] Layout squeeze_layout(Sizes shape, Sizes strides);
+[[nodiscard]] Layout squeeze_layout(Sizes shape, Sizes strides, Sizes dims);
+/// movedim(sources, destinations).
+void movedim_layout(Sizes shape, Sizes strides, Sizes sources, Sizes destinations, SizesOut out_shape,
+                    SizesOut out_strides);
+/// `sizes` with its one -1 inferred from `numel` (PyTorch's infer_size and its errors).
+[[nodiscard]] DynamicExtents infer_size(Sizes sizes, index_t numel);
+/// The strides viewing `shape`/`strides` as `sizes` needs (PyTorch's rule), or nothing
+/// when no strides can; `sizes` already inferred.
+[[nodiscard]] std::optional<DynamicExtents> view_strides(Sizes shape, Sizes strides, Sizes sizes);
+/// view(sizes): the layout, or ValueError with PyTorch's "view size is not compatible" message.
+[[nodiscard]] Layout view_layout(Sizes shape, Sizes strides, Sizes sizes);
+/// The shape that flatten(start_dim, end_dim) and unflatten(dim, sizes) reshape to.
+[[nodiscard]] DynamicExtents flatten_shape(Sizes shape, index_t start_dim, index_t end_dim);
+[[nodiscard]] DynamicExtents unflatten_shape(Sizes shape, index_t dim, Sizes sizes);
+/// as_strided(size, stride, storage_offset): the layout, checked to lie inside the
+/// elements the source reaches (ValueError naming both ranges otherwise).
+[[nodiscard]] Layout as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_strides,
+                                       std::optional<index_t> storage_offset);
+/// view(dtype) with PyTorch's rules, from a source of dtype `from` at `address`.
+[[nodiscard]] Layout view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, const void* address);
+/// view_as_real() of a complex source; view_as_complex() of a float32/float64 source.
+[[nodiscard]] Layout view_as_real_layout(Sizes shape, Sizes strides, DType from);
+[[nodiscard]] Layout view_as_complex_layout(Sizes shape, Sizes strides, DType from, const void* address);
+
+/// One piece of a split along `dim`: where it starts and its extent there.
+struct Piece {
+  index_t start;
+  index_t length;
+};
+/// The pieces of chunk, split (one size or several), tensor_split (sections or indices)
+/// and unbind (length 0 marks a selected index), each along the wrapped dimension returned.
+struct Pieces {
+  std::size_t dim;
+  std::vector<Piece> pieces;
+};
+[[nodiscard]] Pieces chunk_pieces(Sizes shape, index_t chunks, index_t dim);
+[[nodiscard]] Pieces split_pieces(Sizes shape, index_t split_size, index_t dim);
+[[nodiscard]] Pieces split_pieces(Sizes shape, Sizes split_sizes, index_t dim);
+[[nodiscard]] Pieces tensor_split_pieces(Sizes shape, index_t sections, index_t dim);
+[[nodiscard]] Pieces tensor_split_pieces(Sizes shape, Sizes indices, index_t dim);
+/// unbind(dim): the wrapped dimension; IndexError for a rank-0 source.
+[[nodiscard]] std::size_t unbind_dim(Sizes shape, index_t dim);
+
+/// TypeError: zerotensor has no lazy conjugation, so the conjugate transpose of a complex
+/// tensor is no view.
+[[noreturn]] void throw_conjugate_view(const char* operation, DType dtype);
+
+}  // namespace zt::detail

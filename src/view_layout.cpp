@@ -1,0 +1,493 @@
+// The view operations' layouts that are not inlined, and every error they raise, with
+// PyTorch's wording: IndexError where PyTorch raises IndexError, ValueError where it raises
+// RuntimeError (docs/design.md, "Errors").
+#include "zerotensor/detail/view_layout.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+#include "zerotensor/error.hpp"
+
+namespace zt::detail {
+
+namespace {
+
+/// "[3, 4]": how PyTorch prints sizes in its messages.
+std::string bracketed(Sizes values) {
+  std::ostringstream out;
+  out << '[';
+  for (std::size_t i = 0; i < values.size(); ++i) out << (i ? ", " : "") << values[i];
+  out << ']';
+  return out.str();
+}
+
+/// `a + b`, or ValueError when it does not fit in 64 bits.
+index_t checked_add(index_t a, index_t b) {
+  index_t sum = 0;
+  if (add_overflows(a, b, sum)) throw ValueError(concat("view: the offset ", a, " + ", b, " overflows 64 bits"));
+  return sum;
+}
+
+Layout layout_of_rank(std::size_t rank) { return Layout{DynamicExtents(rank, 0), DynamicExtents(rank, 0), 0}; }
+
+/// The wrapped dims of a list; `on_repeat(dim)` throws for a dim named twice.
+template <class OnRepeat>
+std::vector<std::size_t> wrap_dims(Sizes dims, std::size_t rank, OnRepeat on_repeat) {
+  std::vector<std::size_t> wrapped;
+  for (index_t dim : dims) {
+    const std::size_t d = wrap_dim(dim, rank);
+    if (std::find(wrapped.begin(), wrapped.end(), d) != wrapped.end()) on_repeat(d);
+    wrapped.push_back(d);
+  }
+  return wrapped;
+}
+
+Layout squeeze_where(Sizes shape, Sizes strides, const std::vector<bool>& drop) {
+  Layout layout;
+  std::vector<index_t> kept_shape, kept_strides;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (drop[d] && shape[d] == 1) continue;
+    kept_shape.push_back(shape[d]);
+    kept_strides.push_back(strides[d]);
+  }
+  layout.shape = DynamicExtents(Sizes(kept_shape));
+  layout.strides = DynamicExtents(Sizes(kept_strides));
+  return layout;
+}
+
+[[noreturn]] void throw_dtype_view(const std::string& what) { throw ValueError(what); }
+
+}  // namespace
+
+void throw_dim_out_of_range(index_t dim, index_t low, index_t high) {
+  throw IndexError(concat("Dimension out of range (expected to be in range of [", low, ", ", high, "], but got ", dim,
+                          ")"));
+}
+
+void throw_view_overflow(index_t a, index_t b) {
+  throw ValueError(concat("view: the stride or offset product ", a, " * ", b, " overflows 64 bits"));
+}
+
+void throw_zero_dim(const char* operation) {
+  throw ValueError(concat(operation, " cannot be applied to a 0-dim tensor."));
+}
+
+void throw_zero_dim_index(const char* operation) {
+  throw IndexError(concat(operation, " cannot be applied to a 0-dim tensor."));
+}
+
+void throw_narrow(index_t start, index_t length, index_t size) {
+  if (length < 0) throw ValueError("narrow(): length must be non-negative.");
+  if (start < -size || start > size)
+    throw IndexError(concat("start out of range (expected to be in range of [", -size, ", ", size, "], but got ",
+                            start, ")"));
+  throw ValueError(concat("start (", start, ") + length (", length, ") exceeds dimension size (", size, ")."));
+}
+
+void throw_slice_step() { throw ValueError("slice step must be positive"); }
+
+void throw_select_index(index_t index, Sizes shape, std::size_t dim) {
+  throw IndexError(concat("select(): index ", index, " out of range for tensor of size ", bracketed(shape),
+                          " at dimension ", dim));
+}
+
+void throw_permute(Sizes dims, std::size_t rank) {
+  if (dims.size() != rank)
+    throw ValueError(concat("permute(): number of dimensions in the tensor input does not match the length of the "
+                            "desired ordering of dimensions i.e. input.dim() = ",
+                            rank, " is not equal to len(dims) = ", dims.size()));
+  throw ValueError("permute(): duplicate dims are not allowed.");
+}
+
+void throw_expand(Sizes shape, Sizes sizes) {
+  if (sizes.size() < shape.size())
+    throw ValueError(concat("expand(", bracketed(shape), ", size=", bracketed(sizes), "): the number of sizes provided (",
+                            sizes.size(), ") must be greater or equal to the number of dimensions in the tensor (",
+                            shape.size(), ")"));
+  const std::size_t lead = sizes.size() - shape.size();
+  for (std::size_t d = 0; d < lead; ++d) {
+    if (sizes[d] == -1)
+      throw ValueError(concat("The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                              "dimension ",
+                              d));
+    if (sizes[d] < 0)
+      throw ValueError(concat("Trying to create tensor with negative dimension ", sizes[d], ": ", bracketed(sizes)));
+  }
+  for (std::size_t d = lead; d < sizes.size(); ++d) {
+    const index_t size = shape[d - lead];
+    if (sizes[d] < -1)
+      throw ValueError(concat("Trying to create tensor with negative dimension ", sizes[d], ": ", bracketed(sizes)));
+    if (sizes[d] != -1 && sizes[d] != size && size != 1)
+      throw ValueError(concat("The expanded size of the tensor (", sizes[d], ") must match the existing size (", size,
+                              ") at non-singleton dimension ", d, ".  Target sizes: ", bracketed(sizes),
+                              ".  Tensor sizes: ", bracketed(shape)));
+  }
+  throw ValueError(concat("expand(): invalid sizes ", bracketed(sizes), " for a tensor of size ", bracketed(shape)));
+}
+
+void throw_diagonal_dims(std::size_t dim1, std::size_t dim2) {
+  throw ValueError(concat("diagonal dimensions cannot be identical ", dim1, ", ", dim2));
+}
+
+void throw_unfold(index_t size, index_t step, index_t dim_size, std::size_t dim) {
+  if (size < 0) throw ValueError(concat("size is ", size, " but must be >= 0"));
+  if (size > dim_size)
+    throw ValueError(concat("maximum size for tensor at dimension ", dim, " is ", dim_size, " but size is ", size));
+  throw ValueError(concat("step is ", step, " but must be > 0"));
+}
+
+void throw_t_rank(std::size_t rank) {
+  throw ValueError(concat("t() expects a tensor with <= 2 dimensions, but self is ", rank, "D"));
+}
+
+void throw_matrix_rank(const char* operation, std::size_t rank) {
+  throw ValueError(concat("tensor.", operation, " is only supported on matrices or batches of matrices. Got ", rank,
+                          "-D tensor."));
+}
+
+void throw_conjugate_view(const char* operation, DType dtype) {
+  throw TypeError(concat(operation, ": a ", dtype,
+                         " tensor's conjugate transpose is not a view (zerotensor has no lazy conjugation); use "
+                         "mT() and conjugate a copy"));
+}
+
+Layout squeeze_layout(Sizes shape, Sizes strides) {
+  return squeeze_where(shape, strides, std::vector<bool>(shape.size(), true));
+}
+
+Layout squeeze_layout(Sizes shape, Sizes strides, Sizes dims) {
+  std::vector<bool> drop(shape.size(), false);
+  const auto repeated = [](std::size_t d) {
+    throw ValueError(concat("dim ", d, " appears multiple times in the list of dims"));
+  };
+  for (std::size_t d : wrap_dims(dims, shape.size(), repeated)) {
+    if (!shape.empty()) drop[d] = true;
+  }
+  return squeeze_where(shape, strides, drop);
+}
+
+void movedim_layout(Sizes shape, Sizes strides, Sizes sources, Sizes destinations, SizesOut out_shape,
+                    SizesOut out_strides) {
+  if (sources.size() != destinations.size())
+    throw ValueError(concat("movedim: Invalid source or destination dims: source (", bracketed(sources),
+                            " dims) should contain the same number of dims as destination (", bracketed(destinations),
+                            " dims)"));
+  const std::vector<std::size_t> from = wrap_dims(sources, shape.size(), [&](std::size_t) {
+    throw ValueError(concat("movedim: repeated dim in `source` (", bracketed(sources), ")"));
+  });
+  const std::vector<std::size_t> to = wrap_dims(destinations, shape.size(), [&](std::size_t) {
+    throw ValueError(concat("movedim: repeated dim in `destination` (", bracketed(destinations), ")"));
+  });
+  if (shape.empty()) {
+    copy_layout(shape, strides, out_shape, out_strides);
+    return;
+  }
+  // Result dimension to[i] is source dimension from[i]; the rest keep their order.
+  std::vector<index_t> order(shape.size(), -1);
+  std::vector<bool> moved(shape.size(), false);
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    order[to[i]] = index_t(from[i]);
+    moved[from[i]] = true;
+  }
+  std::size_t next = 0;
+  for (index_t& d : order) {
+    if (d != -1) continue;
+    while (moved[next]) ++next;
+    d = index_t(next++);
+  }
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    out_shape[d] = shape[std::size_t(order[d])];
+    out_strides[d] = strides[std::size_t(order[d])];
+  }
+}
+
+DynamicExtents infer_size(Sizes sizes, index_t numel) {
+  DynamicExtents out(sizes);
+  std::optional<std::size_t> inferred;
+  index_t product = 1;
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == -1) {
+      if (inferred) throw ValueError("only one dimension can be inferred");
+      inferred = d;
+    } else if (sizes[d] < 0) {
+      throw ValueError(concat("invalid shape dimension ", sizes[d]));
+    } else if (mul_overflows(product, sizes[d], product)) {
+      throw ValueError(concat("shape '", bracketed(sizes), "' is invalid for input of size ", numel));
+    }
+  }
+  const bool fits = product == numel || (inferred && product > 0 && numel % product == 0);
+  if (!fits) throw ValueError(concat("shape '", bracketed(sizes), "' is invalid for input of size ", numel));
+  if (inferred) out[*inferred] = numel / product;
+  return out;
+}
+
+std::optional<DynamicExtents> view_strides(Sizes shape, Sizes strides, Sizes sizes) {
+  DynamicExtents out(sizes.size(), 1);
+  if (shape.empty()) return out;
+  if (numel(shape) == 0) {
+    if (std::equal(shape.begin(), shape.end(), sizes.begin(), sizes.end())) return DynamicExtents(strides);
+    return contiguous_strides(DynamicExtents(sizes));
+  }
+  // PyTorch's rule: the source's dimensions split into chunks that are contiguous among
+  // themselves; each chunk must be covered exactly by consecutive dimensions of the view.
+  std::ptrdiff_t view_d = std::ptrdiff_t(sizes.size()) - 1;
+  index_t chunk_base_stride = strides.back(), tensor_numel = 1, view_numel = 1;
+  for (std::ptrdiff_t tensor_d = std::ptrdiff_t(shape.size()) - 1; tensor_d >= 0; --tensor_d) {
+    tensor_numel *= shape[std::size_t(tensor_d)];
+    const bool chunk_ends =
+        tensor_d == 0 || (shape[std::size_t(tensor_d - 1)] != 1 &&
+                          strides[std::size_t(tensor_d - 1)] != checked_mul(tensor_numel, chunk_base_stride));
+    if (!chunk_ends) continue;
+    while (view_d >= 0 && (view_numel < tensor_numel || sizes[std::size_t(view_d)] == 1)) {
+      out[std::size_t(view_d)] = checked_mul(view_numel, chunk_base_stride);
+      view_numel *= sizes[std::size_t(view_d)];
+      --view_d;
+    }
+    if (view_numel != tensor_numel) return std::nullopt;
+    if (tensor_d > 0) {
+      chunk_base_stride = strides[std::size_t(tensor_d - 1)];
+      tensor_numel = 1;
+      view_numel = 1;
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+
+Layout view_layout(Sizes shape, Sizes strides, Sizes sizes) {
+  Layout layout;
+  layout.shape = infer_size(sizes, numel(shape));
+  std::optional<DynamicExtents> view = view_strides(shape, strides, layout.shape.span());
+  if (!view)
+    throw ValueError(
+        "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
+        "contiguous subspaces). Use .reshape(...) instead.");
+  layout.strides = std::move(*view);
+  return layout;
+}
+
+DynamicExtents flatten_shape(Sizes shape, index_t start_dim, index_t end_dim) {
+  const std::size_t start = wrap_dim(start_dim, shape.size()), end = wrap_dim(end_dim, shape.size());
+  if (start > end) throw ValueError("flatten() has invalid args: start_dim cannot come after end_dim");
+  if (shape.empty()) return DynamicExtents{1};
+  std::vector<index_t> out(shape.begin(), shape.begin() + std::ptrdiff_t(start));
+  out.push_back(numel(shape.subspan(start, end - start + 1)));
+  out.insert(out.end(), shape.begin() + std::ptrdiff_t(end) + 1, shape.end());
+  return DynamicExtents(Sizes(out));
+}
+
+DynamicExtents unflatten_shape(Sizes shape, index_t dim, Sizes sizes) {
+  const std::size_t d = wrap_dim(dim, shape.size());
+  if (sizes.empty()) throw ValueError("unflatten: sizes must be non-empty");
+  const index_t size = shape.empty() ? 1 : shape[d];
+  index_t product = 1;
+  bool overflow = false;
+  for (index_t size_d : sizes) overflow |= size_d >= 0 && mul_overflows(product, size_d, product);
+  const bool plain = std::none_of(sizes.begin(), sizes.end(), [](index_t s) { return s < 0; });
+  if (plain && (overflow || product != size))
+    throw ValueError(concat("unflatten: Provided sizes ", bracketed(sizes), " don't multiply up to the size of dim ",
+                            d, " (", size, ") in the input tensor"));
+  const DynamicExtents inferred = infer_size(sizes, size);
+  std::vector<index_t> out(shape.begin(), shape.begin() + std::ptrdiff_t(shape.empty() ? 0 : d));
+  out.insert(out.end(), inferred.begin(), inferred.end());
+  if (!shape.empty()) out.insert(out.end(), shape.begin() + std::ptrdiff_t(d) + 1, shape.end());
+  return DynamicExtents(Sizes(out));
+}
+
+Layout as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_strides,
+                         std::optional<index_t> storage_offset) {
+  if (sizes.size() != new_strides.size()) throw ValueError("mismatch in length of strides and shape");
+  for (index_t size : sizes) {
+    if (size < 0)
+      throw ValueError(concat("Trying to create tensor with negative dimension ", size, ": ", bracketed(sizes)));
+  }
+  for (index_t stride : new_strides) {
+    if (stride < 0)
+      throw ValueError(concat("as_strided: Negative strides are not supported at the moment, got strides: ",
+                              bracketed(new_strides)));
+  }
+  const index_t offset = storage_offset.value_or(0);
+  if (offset < 0) throw ValueError(concat("Tensor: invalid storage offset ", offset));
+  (void)checked_numel(sizes, 1, "as_strided()");
+  // The elements each reaches, relative to the source's first element: [low, high].
+  const bool source_empty = numel(shape) == 0, result_empty = numel(sizes) == 0;
+  index_t low = 0, high = -1;
+  if (!source_empty) {
+    const ElementReach reach = element_reach(shape, strides);
+    low = -reach.below;
+    high = reach.above;
+  }
+  index_t result_high = offset;
+  for (std::size_t d = 0; d < sizes.size() && !result_empty; ++d)
+    result_high = checked_add(result_high, checked_mul(sizes[d] - 1, new_strides[d]));
+  const bool inside = result_empty ? offset <= high + 1 : offset >= low && result_high <= high;
+  if (!inside)
+    throw ValueError(concat("as_strided: the view reaches elements [", offset, ", ", result_empty ? offset : result_high,
+                            "] from the tensor's first element, outside the elements [", low, ", ", high,
+                            "] the tensor reaches"));
+  return Layout{DynamicExtents(sizes), DynamicExtents(new_strides), offset};
+}
+
+Layout view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, const void* address) {
+  Layout layout{DynamicExtents(shape), DynamicExtents(strides), 0};
+  if (to == DType::Bool && from != DType::Bool)
+    throw TypeError(concat("view(bool): ", from,
+                           " bytes other than 0 and 1 are no valid bool; view a bool tensor, or convert with to()"));
+  const index_t old_size = index_t(itemsize(from)), new_size = index_t(itemsize(to));
+  if (old_size == new_size) return layout;
+  const std::string what = concat(" to view ", from, " as ", to, " (different element sizes)");
+  if (shape.empty()) throw_dtype_view(concat("self.dim() cannot be 0", what));
+  const std::size_t last = shape.size() - 1;
+  if (strides[last] != 1)
+    throw_dtype_view(concat("self.stride(-1) must be 1", what, ", but got ", strides[last]));
+  if (old_size > new_size) {
+    const index_t ratio = old_size / new_size;
+    for (std::size_t d = 0; d < last; ++d) layout.strides[d] = checked_mul(strides[d], ratio);
+    layout.shape[last] = checked_mul(shape[last], ratio);
+    (void)checked_numel(layout.shape.span(), std::size_t(new_size), "view(dtype)");
+    return layout;
+  }
+  const index_t ratio = new_size / old_size;
+  if (shape[last] % ratio != 0)
+    throw_dtype_view(concat("self.size(-1) must be divisible by ", ratio, what, ", but got ", shape[last]));
+  for (std::size_t d = 0; d < last; ++d) {
+    if (strides[d] % ratio != 0)
+      throw_dtype_view(concat("self.stride(", d, ") must be divisible by ", ratio, what, ", but got ", strides[d]));
+    layout.strides[d] = strides[d] / ratio;
+  }
+  // zerotensor has no storage offset: the address stands for it, as a typed view needs.
+  if (reinterpret_cast<std::uintptr_t>(address) % alignment(to) != 0)
+    throw_dtype_view(concat("the data address ", address, " must be aligned to ", alignment(to), " bytes", what));
+  layout.shape[last] = shape[last] / ratio;
+  return layout;
+}
+
+Layout view_as_real_layout(Sizes shape, Sizes strides, DType from) {
+  if (from != DType::Complex64 && from != DType::Complex128)
+    throw TypeError(concat("view_as_real is only supported for complex tensors, but got a tensor of dtype ", from));
+  Layout layout = layout_of_rank(shape.size() + 1);
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    layout.shape[d] = shape[d];
+    layout.strides[d] = checked_mul(strides[d], 2);
+  }
+  layout.shape[shape.size()] = 2;
+  layout.strides[shape.size()] = 1;
+  return layout;
+}
+
+Layout view_as_complex_layout(Sizes shape, Sizes strides, DType from, const void* address) {
+  if (from != DType::Float32 && from != DType::Float64)
+    throw TypeError(concat("view_as_complex is only supported for float and double tensors, but got a tensor of "
+                           "dtype ",
+                           from));
+  if (shape.empty()) throw ValueError("Input tensor must have one or more dimensions");
+  const std::size_t last = shape.size() - 1;
+  if (shape[last] != 2) throw ValueError("Tensor must have a last dimension of size 2");
+  if (strides[last] != 1) throw ValueError("Tensor must have a last dimension with stride 1");
+  Layout layout = layout_of_rank(last);
+  for (std::size_t d = 0; d < last; ++d) {
+    if (strides[d] % 2 != 0) throw ValueError("Tensor must have a stride divisible by 2 for all but last dimension");
+    layout.shape[d] = shape[d];
+    layout.strides[d] = strides[d] / 2;
+  }
+  const DType to = from == DType::Float32 ? DType::Complex64 : DType::Complex128;
+  if (reinterpret_cast<std::uintptr_t>(address) % alignment(to) != 0)
+    throw ValueError(concat("view_as_complex: the data address ", address, " must be aligned to ", alignment(to),
+                            " bytes for ", to));
+  return layout;
+}
+
+namespace {
+std::size_t split_dim(Sizes shape, index_t dim, const char* zero_dim_message) {
+  if (shape.empty()) throw ValueError(zero_dim_message);
+  return wrap_dim(dim, shape.size());
+}
+}  // namespace
+
+Pieces split_pieces(Sizes shape, index_t split_size, index_t dim) {
+  const std::size_t d = split_dim(shape, dim, "split expects at least a 1-dimensional tensor");
+  const index_t size = shape[d];
+  if (split_size < 0)
+    throw ValueError(concat("split expects split_size be non-negative, but got split_size=", split_size));
+  if (split_size == 0 && size != 0)
+    throw ValueError(concat("split_size can only be 0 if dimension size is 0, but got dimension size of ", size));
+  Pieces result{d, {}};
+  for (index_t start = 0;; start += split_size) {
+    const index_t left = size - start;
+    result.pieces.push_back({start, std::min(split_size, left)});
+    if (left <= split_size) return result;
+  }
+}
+
+Pieces split_pieces(Sizes shape, Sizes split_sizes, index_t dim) {
+  const std::size_t d = split_dim(shape, dim, "split expects at least a 1-dimensional tensor");
+  Pieces result{d, {}};
+  index_t start = 0;
+  for (index_t length : split_sizes) {
+    if (length < 0)
+      throw ValueError(concat("split_with_sizes expects split_sizes have only non-negative entries, but got "
+                              "split_sizes=",
+                              bracketed(split_sizes)));
+    result.pieces.push_back({start, length});
+    if (add_overflows(start, length, start)) start = -1;  // no sum that overflows matches a size
+  }
+  if (start != shape[d])
+    throw ValueError(concat("split_with_sizes expects split_sizes to sum exactly to ", shape[d],
+                            " (input tensor's size at dimension ", d, "), but got split_sizes=",
+                            bracketed(split_sizes)));
+  return result;
+}
+
+Pieces chunk_pieces(Sizes shape, index_t chunks, index_t dim) {
+  const std::size_t d = split_dim(shape, dim, "chunk expects at least a 1-dimensional tensor");
+  if (chunks <= 0) throw ValueError(concat("chunk expects `chunks` to be greater than 0, got: ", chunks));
+  const index_t size = shape[d];
+  if (size == 0) return Pieces{d, std::vector<Piece>(std::size_t(chunks), Piece{0, 0})};
+  return split_pieces(shape, size / chunks + (size % chunks != 0), index_t(d));
+}
+
+Pieces tensor_split_pieces(Sizes shape, index_t sections, index_t dim) {
+  if (shape.empty())
+    throw ValueError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
+  const std::size_t d = wrap_dim(dim, shape.size());
+  if (sections <= 0) throw ValueError(concat("number of sections must be larger than 0, got ", sections));
+  const index_t size = shape[d], base = size / sections, extra = size % sections;
+  Pieces result{d, {}};
+  index_t start = 0;
+  for (index_t i = 0; i < sections; ++i) {
+    const index_t length = base + (i < extra ? 1 : 0);
+    result.pieces.push_back({start, length});
+    start += length;
+  }
+  return result;
+}
+
+Pieces tensor_split_pieces(Sizes shape, Sizes indices, index_t dim) {
+  if (shape.empty())
+    throw ValueError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
+  const std::size_t d = wrap_dim(dim, shape.size());
+  const index_t size = shape[d];
+  // Each piece is slice(dim, previous index, index): Python's clamping, empty when reversed.
+  const auto clamp = [size](index_t index) {
+    if (index < 0) index += size;
+    return index < 0 ? 0 : (index > size ? size : index);
+  };
+  Pieces result{d, {}};
+  index_t start = 0;
+  for (std::size_t i = 0; i <= indices.size(); ++i) {
+    const index_t end = i < indices.size() ? clamp(indices[i]) : size;
+    const index_t first = clamp(start);
+    result.pieces.push_back({first, end > first ? end - first : 0});
+    if (i < indices.size()) start = indices[i];
+  }
+  return result;
+}
+
+std::size_t unbind_dim(Sizes shape, index_t dim) {
+  if (shape.empty()) throw IndexError("Dimension specified as 0 but tensor has no dimensions");
+  return wrap_dim(dim, shape.size());
+}
+
+}  // namespace zt::detail
