@@ -35,5 +35,6 @@
 #include "zerotensor/to_arrow.hpp"
 #include "zerotensor/to_dlpack.hpp"
 #include "zerotensor/to_options.hpp"
+#include "zerotensor/torch_load.hpp"
 #include "zerotensor/variants.hpp"
 #include "zerotensor/version.hpp"

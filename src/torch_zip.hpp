@@ -1,0 +1,29 @@
+// Internal: the central directory of a zip archive (zip64 included), as torch.save writes it:
+// every record stored, none compressed or encrypted. Only the directory is read; a record's
+// bytes stay where they are in the mapping.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace zt::detail {
+
+/// Where one record's bytes lie in the archive.
+struct ZipRecord {
+  std::uint64_t offset;  ///< bytes from the start of the archive to the record's first byte
+  std::uint64_t size;
+};
+
+/// The records of `archive` by name. ValueError, after `description`, when the archive is
+/// malformed: no end of central directory record, a directory, local header or record
+/// outside the archive, a compressed or encrypted record, records that overlap one another
+/// or the directory, a name given twice, an archive split over several disks.
+std::map<std::string, ZipRecord, std::less<>> read_zip_directory(std::span<const std::byte> archive,
+                                                                 std::string_view description);
+
+}  // namespace zt::detail
