@@ -34,7 +34,8 @@ void refuse_legacy_format(std::span<const std::byte> file, std::string_view desc
                       "PyTorch 1.6 or later");
 }
 
-/// The directory holding data.pkl ("archive/"), which every record of the file shares.
+/// The directory holding data.pkl ("archive/"), which every record of the file shares;
+/// ValueError for a TorchScript archive and for compressed records.
 std::string archive_prefix(const Records& records, std::string_view description) {
   std::string prefix;
   for (const auto& [name, record] : records) {
@@ -49,6 +50,11 @@ std::string archive_prefix(const Records& records, std::string_view description)
   if (records.contains(prefix + "constants.pkl") || (code != records.end() && code->first.starts_with(prefix + "code/")))
     fail(description, "is a TorchScript archive (torch.jit.save), not a torch.save file: load it with "
                       "torch.jit.load, or save the module's state_dict() with torch.save");
+  for (const auto& [name, record] : records) {
+    if (record.method != 0)
+      fail(description, "zip record '", name.substr(0, 64), "' is compressed (method ", record.method,
+           "); torch.save stores every record uncompressed");
+  }
   return prefix;
 }
 

@@ -116,23 +116,22 @@ class ZipReader {
     const std::string name(reinterpret_cast<const char*>(name_bytes.data()), name_bytes.size());
     const std::string what = concat("zip record '", name.substr(0, 64), "'");
     if (number(entries, at + 8, 2) & 1) fail(what, " is encrypted");
-    if (const std::uint64_t method = number(entries, at + 10, 2); method != 0)
-      fail(what, " is compressed (method ", method, "); torch.save stores every record uncompressed");
+    const auto method = std::uint16_t(number(entries, at + 10, 2));
 
     std::uint64_t size = number(entries, at + 24, 4), stored_size = number(entries, at + 20, 4),
                   local = number(entries, at + 42, 4), disk = number(entries, at + 34, 2);
     read_zip64_fields(entries.subspan(at + central_size + name_length, extra_length), what,
                       {&size, &stored_size, &local}, disk);
     if (disk != 0) fail("the zip archive spans several disks");
-    if (size != stored_size)
-      fail(what, " holds ", stored_size, " bytes but claims ", size, " uncompressed ones");
+    if (method == 0 && size != stored_size)
+      fail(what, " is stored in ", stored_size, " bytes but claims ", size, " uncompressed ones");
 
     const auto header = bytes(local, local_size, what + "'s local header");
     if (number(header, 0, 4) != local_signature) fail(what, " has no local header at byte ", local);
     const std::uint64_t data = local + local_size + number(header, 26, 2) + number(header, 28, 2);
-    bytes(data, size, what);
-    if (!records.emplace(name, ZipRecord{data, size}).second) fail(what, " appears twice");
-    extents.push_back({local, data + size, records.find(name)->first});
+    bytes(data, stored_size, what);
+    if (!records.emplace(name, ZipRecord{data, stored_size, method}).second) fail(what, " appears twice");
+    extents.push_back({local, data + stored_size, records.find(name)->first});
     return length;
   }
 

@@ -16,13 +16,15 @@ namespace zt::detail {
 /// Where one record's bytes lie in the archive.
 struct ZipRecord {
   std::uint64_t offset;  ///< bytes from the start of the archive to the record's first byte
-  std::uint64_t size;
+  std::uint64_t size;    ///< bytes as stored
+  std::uint16_t method;  ///< 0: stored, the bytes are the record; else compressed
 };
 
 /// The records of `archive` by name. ValueError, after `description`, when the archive is
 /// malformed: no end of central directory record, a directory, local header or record
-/// outside the archive, a compressed or encrypted record, records that overlap one another
-/// or the directory, a name given twice, an archive split over several disks.
+/// outside the archive, an encrypted record, a stored record whose two sizes differ, records
+/// that overlap one another or the directory, a name given twice, an archive split over
+/// several disks. Compressed records are listed with their method; the caller refuses them.
 std::map<std::string, ZipRecord, std::less<>> read_zip_directory(std::span<const std::byte> archive,
                                                                  std::string_view description);
 

@@ -132,6 +132,7 @@ def expected(path, mmap=True):
         storage = storages.setdefault(tensor.untyped_storage().data_ptr(), len(storages))
         out["tensors"][name] = {"dtype": str(tensor.dtype)[len("torch."):], "shape": list(tensor.shape),
                                 "strides": list(tensor.stride()), "storage": storage,
+                                "offset": tensor.storage_offset(),
                                 "values": elements(tensor)}
     return out
 
@@ -235,7 +236,7 @@ MALICIOUS = {
     "builtins_eval": (b"\x80\x02cbuiltins\neval\n" + text("1") + b"\x85R.", {}, {}),
     "builtins_exec": (b"\x80\x02cbuiltins\nexec\n" + text("1") + b"\x85R.", {}, {}),
     "module_class": (b"\x80\x02ctorch.nn.modules.linear\nLinear\n)R.", {}, {}),
-    "reduce_extra_arguments": (b"\x80\x02ccollections\nOrderedDict\n(" + text("posix") + text("system") +
+    "reduce_extra_arguments": (b"\x80\x02ccollections\nOrderedDict\n" + text("posix") + text("system") +
                                b"\x86\x85R.", {}, {}),
     "reduce_storage_class": (b"\x80\x02ctorch\nFloatStorage\n)R.", {}, {}),
     "newobj": (b"\x80\x02ccollections\nOrderedDict\n)\x81.", {}, {}),
