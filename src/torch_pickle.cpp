@@ -37,9 +37,10 @@ constexpr std::array<std::string_view, 256> opcode_names = [] {
 constexpr std::string_view ordered_dict = "collections.OrderedDict", rebuild_v2 = "torch._utils._rebuild_tensor_v2",
                            rebuild_v3 = "torch._utils._rebuild_tensor_v3",
                            rebuild_parameter = "torch._utils._rebuild_parameter", torch_size = "torch.Size",
-                           torch_device = "torch.device";
-constexpr std::string_view callables[] = {ordered_dict, rebuild_v2, rebuild_v3, rebuild_parameter, torch_size,
-                                          torch_device};
+                           torch_device = "torch.device",
+                           restore_type_tag = "torch.jit._pickle.restore_type_tag";
+constexpr std::string_view callables[] = {ordered_dict, rebuild_v2,   rebuild_v3,      rebuild_parameter,
+                                          torch_size,   torch_device, restore_type_tag};
 /// Dtypes PyTorch has and zerotensor has not.
 constexpr std::string_view unsupported_dtypes[] = {
     "complex32", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
@@ -333,6 +334,10 @@ class PickleReader {
       push(add({PickleKind::tuple, 0, 0, {}, integers(global, args[0], "size")}));
     } else if (global == torch_device) {
       push(device(args));
+    } else if (global == restore_type_tag) {  // libtorch's torch::pickle_save tags a value with its type
+      expect_arguments(global, args, 2, 2);
+      expect(global, args[1], PickleKind::string, "type");
+      push(args[0]);
     } else if (global == rebuild_parameter) {
       expect_arguments(global, args, 3, 3);
       expect(global, args[0], PickleKind::tensor, "data");

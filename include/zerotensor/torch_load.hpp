@@ -10,8 +10,9 @@
 //   str and bytes, the memo, GLOBAL / STACK_GLOBAL, REDUCE, BUILD (of a dict: the state of a
 //   state_dict's OrderedDict, dropped) and BINPERSID;
 // - the globals collections.OrderedDict, torch._utils._rebuild_tensor_v2, _rebuild_tensor_v3,
-//   _rebuild_parameter, torch.Size, torch.device, the typed storage classes
-//   (torch.FloatStorage ...), torch.UntypedStorage and the dtypes (torch.float32 ...);
+//   _rebuild_parameter, torch.Size, torch.device, torch.jit._pickle.restore_type_tag (with
+//   which libtorch's torch::pickle_save tags a value: the value), the typed storage classes
+//   (torch.FloatStorage ...), torch.storage.UntypedStorage and the dtypes (torch.float32 ...);
 // - persistent ids ('storage', storage class, key, location, numel), numel agreeing with the
 //   size of the record data/<key>.
 // Anything else (a pickled nn.Module or custom class, another global, INST / OBJ / NEWOBJ /

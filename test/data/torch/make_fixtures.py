@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the torch.save fixtures that test_torch_load.cpp reads, and expected.json.
 
-The valid files come from PyTorch's own torch.save, and expected.json from torch.load
+The valid files come from PyTorch's own torch.save (libtorch_1_13.pt from Debian's libtorch
+1.13 through torch::pickle_save: libtorch_1_13.cpp), and expected.json from torch.load
 (weights_only=True, mmap=True) of each, so the tests check zerotensor against the reference
 writer and reader:
 
@@ -20,6 +21,7 @@ import struct
 import zipfile
 
 import torch
+import torch.jit._pickle
 
 HERE = pathlib.Path(__file__).resolve().parent
 ALIGNMENT = 64  # torch.save aligns every record's data to 64 bytes
@@ -276,6 +278,10 @@ def main():
     for name, make in SAVED.items():
         torch.save(make(), HERE / f"{name}.pt")
         results[name] = expected(HERE / f"{name}.pt")
+    # Debian's libtorch 1.13 wrote this one (libtorch_1_13.cpp); it tags its dict with
+    # restore_type_tag, which torch.load's weights_only reader does not allow by default.
+    with torch.serialization.safe_globals([torch.jit._pickle.restore_type_tag]):
+        results["libtorch_1_13"] = expected(HERE / "libtorch_1_13.pt")
     big_endian(HERE / "linear.pt", HERE / "big_endian.pt")
     on_gpu(HERE / "linear.pt", HERE / "gpu_location.pt")
     for derived in ("big_endian", "gpu_location"):
