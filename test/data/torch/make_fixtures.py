@@ -73,7 +73,8 @@ def checkpoint():
     optimizer.step()
     return {"epoch": 7, "model": model.state_dict(), "optimizer": optimizer.state_dict(), "lr": 0.001,
             "name": "run-1", "best": None, "flags": [True, False], "input_shape": torch.Size([1, 3]),
-            "device": torch.device("cpu"), "dtype": torch.float32, "history": [0.5, 0.25]}
+            "device": torch.device("cpu"), "gpu": torch.device("cuda", 1), "dtype": torch.float32,
+            "history": [0.5, 0.25, -1e-05, 100000.0], "counters": {-3: 2**40, 2: -2**40, "big": 2**63 - 1}}
 
 
 def scalars():
@@ -93,7 +94,10 @@ SAVED = {
     "checkpoint": checkpoint,
     "scalars": scalars,
     "parameter": lambda: torch.nn.Parameter(torch.arange(4.0)),
+    "checkpoint_protocol4": checkpoint,  # FRAME, SHORT_BINUNICODE, STACK_GLOBAL, MEMOIZE
+    "checkpoint_protocol5": checkpoint,
 }
+PROTOCOLS = {"checkpoint_protocol4": 4, "checkpoint_protocol5": 5}
 
 # ---------------------------------------------------------------- expected values
 
@@ -124,8 +128,8 @@ def elements(tensor):
     return flat.tolist()
 
 
-def expected(path, mmap=True):
-    loaded = torch.load(path, weights_only=True, mmap=mmap, map_location="cpu")
+def expected(path, mmap=True, weights_only=True):
+    loaded = torch.load(path, weights_only=weights_only, mmap=mmap, map_location="cpu")
     tensors, values = {}, {}
     flatten(loaded, "", tensors, values)
     storages = {}
@@ -276,8 +280,9 @@ def malicious():
 def main():
     results = {}
     for name, make in SAVED.items():
-        torch.save(make(), HERE / f"{name}.pt")
-        results[name] = expected(HERE / f"{name}.pt")
+        torch.save(make(), HERE / f"{name}.pt", pickle_protocol=PROTOCOLS.get(name, 2))
+        # torch.load's weights_only reader stops at protocol 4's FRAME opcode.
+        results[name] = expected(HERE / f"{name}.pt", weights_only=name not in PROTOCOLS)
     # Debian's libtorch 1.13 wrote this one (libtorch_1_13.cpp); it tags its dict with
     # restore_type_tag, which torch.load's weights_only reader does not allow by default.
     with torch.serialization.safe_globals([torch.jit._pickle.restore_type_tag]):
