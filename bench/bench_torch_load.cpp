@@ -2,7 +2,7 @@
 // with load_safetensors of the same tensors (a .safetensors copy written at start-up) and,
 // where libtorch is found, with libtorch's torch::pickle_load of the same bytes (which copies
 // every record). Both sides open the file and view every tensor. Linear time is 8x from 1,000
-// to 8,000. The .pt files come from bench/torch_load.py (PyTorch's torch.save), which also
+// to 8,000 (compare the two BM_load_torch rows). The .pt files come from bench/torch_load.py (PyTorch's torch.save), which also
 // times torch.load(mmap=True, weights_only=True) on them; set ZT_TORCH_BENCH_DIR to its folder.
 #include <benchmark/benchmark.h>
 
@@ -64,6 +64,5 @@ int main(int argc, char** argv) {
   }
   for (const char* name : {"many_1000.pt", "many_8000.pt", "large_1000.pt"})
     register_file(comparisons, std::filesystem::path(directory) / name);
-  comparisons.push_back({"BM_load_torch/many_8000/manual_time", "BM_load_torch/many_1000/manual_time"});
   return zt_bench::run(argc, argv, comparisons);
 }

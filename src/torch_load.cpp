@@ -93,7 +93,8 @@ class Loader {
         options_(options), description_(description) {}
 
   TorchFile load() {
-    for (const detail::PickleStorage& storage : graph_.storages) record(storage);
+    records_of_storages_.reserve(graph_.storages.size());
+    for (const detail::PickleStorage& storage : graph_.storages) records_of_storages_.push_back(&record(storage));
     for (const PickleObject& object : graph_.objects) references_ += object.items.size();
     visit(graph_.root, "", 0);
     return std::move(file_);
@@ -164,14 +165,14 @@ class Loader {
   }
 
   AnyTensor tensor(const detail::PickleTensor& tensor, const std::string& name) {
-    const detail::PickleStorage& storage = graph_.storages[tensor.storage];
-    auto cached = storages_.find({storage.key, tensor.dtype});
+    const detail::ZipRecord& found = *records_of_storages_[tensor.storage];
+    auto cached = storages_.find({found.offset, tensor.dtype});
     if (cached == storages_.end()) {
-      const detail::ZipRecord& found = record(storage);
       const index_t count = index_t(found.size / itemsize(tensor.dtype));
       const detail::StoredTensor stored{found.offset, tensor.dtype, {count}, {1}, foreign_};
-      const std::string what = concat(description_, ": storage '", storage.key, "' of '", name, "'");
-      cached = storages_.emplace(std::pair(storage.key, tensor.dtype),
+      const std::string what =  // once per storage: no stream
+          std::string(description_) + ": storage '" + graph_.storages[tensor.storage].key + "' of '" + name + "'";
+      cached = storages_.emplace(std::pair(found.offset, tensor.dtype),
                                  detail::load_stored_tensor(mapping_, stored, options_, what)).first;
     }
     const AnyTensor& bytes = cached->second;
@@ -190,7 +191,8 @@ class Loader {
   std::string_view description_;
   std::size_t references_ = 0;  // items of every list, tuple and dict
   std::size_t visits_ = 0;
-  std::map<std::pair<std::string, DType>, AnyTensor> storages_;  // each record viewed once per dtype
+  std::vector<const detail::ZipRecord*> records_of_storages_;  // by index in graph_.storages
+  std::map<std::pair<std::uint64_t, DType>, AnyTensor> storages_;  // by record offset: each viewed once per dtype
   TorchFile file_;
 };
 

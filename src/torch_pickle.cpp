@@ -84,7 +84,7 @@ constexpr std::string_view kind_name(PickleKind kind) {
 class PickleReader {
  public:
   PickleReader(std::span<const std::byte> pickle, std::string_view description)
-      : pickle_(pickle), description_(description) {}
+      : pickle_(pickle), description_(description), numel_context_(std::string(description) + ": data.pkl") {}
 
   PickleGraph read() {
     while (true) {
@@ -416,11 +416,13 @@ class PickleReader {
       fail_here("calls ", global, " with a storage of ", storage.numel, " bytes, not a whole number of ",
                 tensor.dtype, " elements");
     const std::int64_t elements = storage.dtype ? storage.numel : storage.numel / index_t(size);
-    const std::string layout = concat("a tensor of shape ", shape_string(tensor.shape), ", strides ",
-                                      shape_string(tensor.strides), " and storage offset ", tensor.offset);
+    const auto layout = [&] {
+      return concat("a tensor of shape ", shape_string(tensor.shape), ", strides ", shape_string(tensor.strides),
+                    " and storage offset ", tensor.offset);
+    };
     if (tensor.shape.size() != tensor.strides.size() || tensor.offset < 0)
-      fail_here("calls ", global, " with ", layout);
-    const index_t count = checked_numel(tensor.shape, size, concat(description_, ": data.pkl: ", global));
+      fail_here("calls ", global, " with ", layout());
+    const index_t count = checked_numel(tensor.shape, size, numel_context_);
     std::int64_t last = tensor.offset;  // the highest element reached
     bool overflow = false;
     for (std::size_t d = 0; d < tensor.shape.size() && count > 0; ++d) {
@@ -432,7 +434,7 @@ class PickleReader {
       for (index_t stride : tensor.strides) overflow |= stride < 0;
     }
     if (overflow || (count > 0 ? last >= elements : tensor.offset > elements))
-      fail_here("calls ", global, " with ", layout, ", which reaches outside its storage of ", elements, " ",
+      fail_here("calls ", global, " with ", layout(), ", which reaches outside its storage of ", elements, " ",
                 tensor.dtype, " elements");
   }
 
@@ -470,6 +472,7 @@ class PickleReader {
 
   std::span<const std::byte> pickle_;
   std::string_view description_;
+  std::string numel_context_;  // opens checked_numel's message
   std::size_t position_ = 0;
   std::size_t opcode_at_ = 0;
   unsigned char opcode_ = 0;
