@@ -2,8 +2,9 @@
 // with load_safetensors of the same tensors (a .safetensors copy written at start-up) and,
 // where libtorch is found, with libtorch's torch::pickle_load of the same bytes (which copies
 // every record). Both sides open the file and view every tensor. Linear time is 8x from 1,000
-// to 8,000 (compare the two BM_load_torch rows). The .pt files come from bench/torch_load.py (PyTorch's torch.save), which also
-// times torch.load(mmap=True, weights_only=True) on them; set ZT_TORCH_BENCH_DIR to its folder.
+// to 8,000 (compare the two BM_load_torch rows). The .pt files come from bench/torch_load.py
+// (PyTorch's torch.save), which also times torch.load(mmap=True, weights_only=True) on them
+// and runs this program; by hand, set ZT_TORCH_BENCH_DIR to the folder of the files.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>

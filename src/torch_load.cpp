@@ -47,7 +47,8 @@ std::string archive_prefix(const Records& records, std::string_view description)
   }
   if (prefix.empty()) fail(description, "is a zip archive without <archive>/data.pkl, not a torch.save file");
   const auto code = records.lower_bound(prefix + "code/");
-  if (records.contains(prefix + "constants.pkl") || (code != records.end() && code->first.starts_with(prefix + "code/")))
+  const bool has_code = code != records.end() && code->first.starts_with(prefix + "code/");
+  if (records.contains(prefix + "constants.pkl") || has_code)
     fail(description, "is a TorchScript archive (torch.jit.save), not a torch.save file: load it with "
                       "torch.jit.load, or save the module's state_dict() with torch.save");
   for (const auto& [name, record] : records) {

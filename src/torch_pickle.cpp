@@ -309,10 +309,10 @@ class PickleReader {
     const std::string shown = global.substr(0, 96);
     for (std::string_view dtype : unsupported_dtypes) {
       if (global.starts_with("torch.") && global.substr(6) == dtype)
-        fail_here(shown, ": zerotensor has no ", dtype, " dtype");
+        fail_here("names ", shown, ": zerotensor has no ", dtype, " dtype");
     }
     if (!is_callable(global) && !dtype_global(global) && !storage_global(global) && !is_untyped_storage(global))
-      fail_here(shown, " is not allowed: a weights file names only tensors, containers and scalars");
+      fail_here("names ", shown, ", which is not allowed: a weights file names only tensors, containers and scalars");
     push(add({PickleKind::global, 0, 0, global}));
   }
 

@@ -159,8 +159,9 @@ class ZipReader {
 
   /// Records lie before the central directory and do not overlap.
   void check_layout(std::vector<Extent>& extents, std::uint64_t directory_offset) const {
-    std::sort(extents.begin(), extents.end(),
-              [](const Extent& a, const Extent& b) { return std::tie(a.begin, a.end, a.name) < std::tie(b.begin, b.end, b.name); });
+    std::sort(extents.begin(), extents.end(), [](const Extent& a, const Extent& b) {
+      return std::tie(a.begin, a.end, a.name) < std::tie(b.begin, b.end, b.name);
+    });
     for (std::size_t i = 0; i < extents.size(); ++i) {
       if (i > 0 && extents[i].begin < extents[i - 1].end)
         fail("zip records '", extents[i - 1].name.substr(0, 64), "' [", extents[i - 1].begin, ", ",
