@@ -21,7 +21,8 @@
 // archive (torch.jit.save), compressed records, a storage whose numel disagrees with its
 // record, tensors reaching outside their storage, more than 10,000,000 objects, a stack of
 // more than 1,000,000 entries, MARKs nested deeper than 1,000, values nested deeper than
-// 1,000 levels, and dtypes zerotensor does not have (float8, complex32, quantized).
+// 1,000 levels or reached more often than the file references them (containers shared
+// through the memo), and dtypes zerotensor does not have (float8, complex32, quantized).
 //
 // What it returns. The saved object is flattened into names: a dict's keys joined with "."
 // (a training checkpoint's "model.layer.weight"), list and tuple items by index ("0", "1"),
