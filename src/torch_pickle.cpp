@@ -2,7 +2,6 @@
 
 #include <array>
 #include <bit>
-#include <charconv>
 #include <unordered_map>
 
 #include "dtype_formats.hpp"
@@ -153,12 +152,28 @@ class PickleReader {
       case 'R': return reduce();
       case 'b': return build();
       case 'Q': return persistent_id();
+      case 'i': {  // INST names its class in its argument
+        const std::string module(line());
+        fail_here("names ", module.substr(0, 48), ".", line().substr(0, 48),
+                  ", which is not allowed: a torch.save weights file does not use INST");
+      }
       default:
         if (opcode_names[opcode_].empty())
           fail("data.pkl: byte ", opcode_at_, " holds 0x", std::hex, unsigned(opcode_), std::dec,
                ", which is not a pickle opcode");
-        fail_here("is not allowed: a torch.save weights file does not use it");
+        fail_here("is not allowed", class_on_stack(), ": a torch.save weights file does not use it");
     }
+  }
+
+  /// " (of collections.OrderedDict)": the class NEWOBJ, NEWOBJ_EX or OBJ would instantiate,
+  /// when it is a global; empty otherwise.
+  std::string class_on_stack() const {
+    const std::size_t below_top = opcode_ == 0x81 ? 2 : opcode_ == 0x92 ? 3 : 0;
+    std::size_t at = stack_.size();
+    if (below_top != 0 && stack_.size() >= below_top) at = stack_.size() - below_top;
+    if (opcode_ == 'o' && !marks_.empty()) at = marks_.back();
+    if (at >= stack_.size() || graph_.objects[stack_[at]].kind != PickleKind::global) return {};
+    return concat(" (of ", graph_.objects[stack_[at]].text.substr(0, 96), ")");
   }
 
   // ---- reading arguments

@@ -55,7 +55,7 @@ struct PickleGraph {
   std::vector<PickleObject> objects;
   std::vector<PickleStorage> storages;
   std::vector<PickleTensor> tensors;
-  ObjectId root;
+  ObjectId root = 0;
 };
 
 /// Limits on what one data.pkl may build.

@@ -203,8 +203,10 @@ BOOST_AUTO_TEST_CASE(each_is_a_value_error_with_its_message) {
       {"reduce_extra_arguments",
        "data.pkl: REDUCE at byte 50 calls collections.OrderedDict with 1 arguments; it takes 0"},
       {"reduce_storage_class", "data.pkl: REDUCE at byte 23 calls torch.FloatStorage, which is not allowed"},
-      {"newobj", "data.pkl: NEWOBJ at byte 28 is not allowed: a torch.save weights file does not use it"},
-      {"inst", "data.pkl: INST at byte 3 is not allowed: a torch.save weights file does not use it"},
+      {"newobj", "data.pkl: NEWOBJ at byte 28 is not allowed (of collections.OrderedDict): a torch.save weights "
+                 "file does not use it"},
+      {"inst", "data.pkl: INST at byte 3 names posix.system, which is not allowed: a torch.save weights file does "
+               "not use INST"},
       {"build_tensor", "data.pkl: BUILD at byte 140 sets the state of a tensor, which is not allowed"},
       {"missing_record", "a persistent id names the record 'archive/data/7', which is not in the archive"},
       {"storage_larger_than_record",
