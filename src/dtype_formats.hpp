@@ -58,4 +58,12 @@ template <std::string_view DTypeFormats::*Column>
   return std::nullopt;
 }
 
+/// The legacy storage class torch.save names for each dtype's typed storage
+/// (torch.FloatStorage), in DType order; empty: the dtype has none (torch.save writes such
+/// tensors with torch.UntypedStorage and the dtype).
+inline constexpr std::array<std::string_view, dtype_count> torch_storage_classes = {
+    "BoolStorage", "ByteStorage", "CharStorage", "ShortStorage", "IntStorage", "LongStorage", "", "", "",
+    "HalfStorage", "BFloat16Storage", "FloatStorage", "DoubleStorage", "ComplexFloatStorage",
+    "ComplexDoubleStorage"};
+
 }  // namespace zt::detail

@@ -35,4 +35,5 @@
 #include "zerotensor/to_arrow.hpp"
 #include "zerotensor/to_dlpack.hpp"
 #include "zerotensor/to_options.hpp"
+#include "zerotensor/torch_load.hpp"
 #include "zerotensor/version.hpp"

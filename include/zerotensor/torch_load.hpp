@@ -1,0 +1,72 @@
+// zt::load_torch: the files torch.save writes (pytorch_model.bin, .pt, .pth), read without
+// Python, without running anything, and without copying the tensors.
+//
+// A torch.save file is a zip archive of uncompressed records: <archive>/data.pkl (a pickle of
+// the saved object), <archive>/data/<key> (the bytes of each storage), <archive>/byteorder.
+// load_torch maps the file once (map_file), reads the zip's central directory (zip64
+// included) and runs data.pkl through a pickle reader of its own that builds values and
+// never calls anything. It accepts exactly what torch.save writes for weights:
+// - opcodes of protocols 2 to 5 for dicts, lists, tuples, None, bool, int (64-bit), float,
+//   str and bytes, the memo, GLOBAL / STACK_GLOBAL, REDUCE, BUILD (of a dict: the state of a
+//   state_dict's OrderedDict, dropped) and BINPERSID;
+// - the globals collections.OrderedDict, torch._utils._rebuild_tensor_v2, _rebuild_tensor_v3,
+//   _rebuild_parameter, torch.Size, torch.device, torch.jit._pickle.restore_type_tag (with
+//   which libtorch's torch::pickle_save tags a value: the value), the typed storage classes
+//   (torch.FloatStorage ...), torch.storage.UntypedStorage and the dtypes (torch.float32 ...);
+// - persistent ids ('storage', storage class, key, location, numel), numel agreeing with the
+//   size of the record data/<key>.
+// Anything else (a pickled nn.Module or custom class, another global, INST / OBJ / NEWOBJ /
+// EXT*, REDUCE of a storage class or dtype) is a ValueError naming the opcode, its byte in
+// data.pkl and the global. So are: a file in PyTorch's legacy (pre-1.6) format, a TorchScript
+// archive (torch.jit.save), compressed records, a storage whose numel disagrees with its
+// record, tensors reaching outside their storage, more than 10,000,000 objects, a stack of
+// more than 1,000,000 entries, MARKs nested deeper than 1,000, values nested deeper than
+// 1,000 levels or reached more often than the file references them (containers shared
+// through the memo), and dtypes zerotensor does not have (float8, complex32, quantized).
+//
+// What it returns. The saved object is flattened into names: a dict's keys joined with "."
+// (a training checkpoint's "model.layer.weight"), list and tuple items by index ("0", "1"),
+// int, bool and None keys as Python prints them; a bare saved tensor is named "".
+// - Each tensor is an AnyTensor view of its storage's record, with the storage offset, shape
+//   and strides as saved (transposed and sliced tensors are views too); tensors of one
+//   storage share memory (tied weights), also when copied. Records saved from a GPU load to
+//   the host, or to options.device as load_safetensors does.
+// - Every other leaf goes to `values` as Python's str() of it ("10", "True", "None",
+//   "torch.float32", "cuda:0", a str's own text, a bytes' own bytes), except that a float is
+//   written in its shortest round-trip form (std::to_chars: 1e-05, 100000 as 1e+05). A
+//   storage that is not inside a tensor is skipped. Empty dicts, lists and tuples give no names.
+// Two values flattened to one name are a ValueError.
+//
+// Byte order: a file whose byteorder record says "big" is loaded as byte-swapped copies (a
+// ValueError when options.copy is false), as load_safetensors treats foreign byte order.
+// A sharded checkpoint (pytorch_model.bin.index.json) is read by loading each shard with
+// load_torch.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "zerotensor/any_tensor.hpp"
+#include "zerotensor/export.hpp"
+#include "zerotensor/load_options.hpp"
+#include "zerotensor/path_ref.hpp"
+
+namespace zt {
+
+/// Every tensor of a torch.save file by its flattened name, and its other leaves as text.
+struct ZT_API TorchFile {
+  std::map<std::string, AnyTensor, std::less<>> tensors;
+  std::map<std::string, std::string, std::less<>> values;
+
+  /// The tensor called `name`; ValueError naming it when there is none.
+  [[nodiscard]] const AnyTensor& at(std::string_view name) const;
+};
+
+/// Loads `path`, a file torch.save wrote. IOError when it cannot be opened or mapped;
+/// ValueError naming what is wrong for anything the header above does not accept, and for
+/// data that needs a copy which `options` forbid.
+[[nodiscard]] ZT_API TorchFile load_torch(PathRef path, LoadOptions options = {});
+
+}  // namespace zt

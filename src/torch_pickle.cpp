@@ -1,0 +1,507 @@
+#include "concat.hpp"
+#include "torch_pickle.hpp"
+
+#include <array>
+#include <bit>
+#include <unordered_map>
+
+#include "dtype_formats.hpp"
+#include "zerotensor/error.hpp"
+#include "zerotensor/shape.hpp"
+
+namespace zt::detail {
+namespace {
+
+/// Every pickle opcode's name, for messages; empty: the byte is no opcode.
+constexpr std::array<std::string_view, 256> opcode_names = [] {
+  std::array<std::string_view, 256> names{};
+  constexpr std::pair<unsigned char, std::string_view> known[] = {
+      {'(', "MARK"}, {'.', "STOP"}, {'0', "POP"}, {'1', "POP_MARK"}, {'2', "DUP"}, {'F', "FLOAT"}, {'I', "INT"},
+      {'J', "BININT"}, {'K', "BININT1"}, {'L', "LONG"}, {'M', "BININT2"}, {'N', "NONE"}, {'P', "PERSID"},
+      {'Q', "BINPERSID"}, {'R', "REDUCE"}, {'S', "STRING"}, {'T', "BINSTRING"}, {'U', "SHORT_BINSTRING"},
+      {'V', "UNICODE"}, {'X', "BINUNICODE"}, {'a', "APPEND"}, {'b', "BUILD"}, {'c', "GLOBAL"}, {'d', "DICT"},
+      {'}', "EMPTY_DICT"}, {'e', "APPENDS"}, {'g', "GET"}, {'h', "BINGET"}, {'i', "INST"}, {'j', "LONG_BINGET"},
+      {'l', "LIST"}, {']', "EMPTY_LIST"}, {'o', "OBJ"}, {'p', "PUT"}, {'q', "BINPUT"}, {'r', "LONG_BINPUT"},
+      {'s', "SETITEM"}, {'t', "TUPLE"}, {')', "EMPTY_TUPLE"}, {'u', "SETITEMS"}, {'G', "BINFLOAT"},
+      {0x80, "PROTO"}, {0x81, "NEWOBJ"}, {0x82, "EXT1"}, {0x83, "EXT2"}, {0x84, "EXT4"}, {0x85, "TUPLE1"},
+      {0x86, "TUPLE2"}, {0x87, "TUPLE3"}, {0x88, "NEWTRUE"}, {0x89, "NEWFALSE"}, {0x8a, "LONG1"},
+      {0x8b, "LONG4"}, {'B', "BINBYTES"}, {'C', "SHORT_BINBYTES"}, {0x8c, "SHORT_BINUNICODE"},
+      {0x8d, "BINUNICODE8"}, {0x8e, "BINBYTES8"}, {0x8f, "EMPTY_SET"}, {0x90, "ADDITEMS"}, {0x91, "FROZENSET"},
+      {0x92, "NEWOBJ_EX"}, {0x93, "STACK_GLOBAL"}, {0x94, "MEMOIZE"}, {0x95, "FRAME"}, {0x96, "BYTEARRAY8"},
+      {0x97, "NEXT_BUFFER"}, {0x98, "READONLY_BUFFER"}};
+  for (const auto& [code, name] : known) names[code] = name;
+  return names;
+}();
+
+/// The globals that are called (by REDUCE); storage classes and dtypes are only named.
+constexpr std::string_view ordered_dict = "collections.OrderedDict", rebuild_v2 = "torch._utils._rebuild_tensor_v2",
+                           rebuild_v3 = "torch._utils._rebuild_tensor_v3",
+                           rebuild_parameter = "torch._utils._rebuild_parameter", torch_size = "torch.Size",
+                           torch_device = "torch.device",
+                           restore_type_tag = "torch.jit._pickle.restore_type_tag";
+constexpr std::string_view callables[] = {ordered_dict, rebuild_v2,   rebuild_v3,      rebuild_parameter,
+                                          torch_size,   torch_device, restore_type_tag};
+/// Dtypes PyTorch has and zerotensor has not.
+constexpr std::string_view unsupported_dtypes[] = {
+    "complex32", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
+    "float4_e2m1fn_x2", "qint8", "quint8", "qint32", "quint4x2", "quint2x4"};
+
+/// The dtype a global names ("torch.float32"), if it names one.
+std::optional<DType> dtype_global(std::string_view global) {
+  for (DType dtype : all_dtypes) {
+    if (global.starts_with("torch.") && global.substr(6) == name(dtype)) return dtype;
+  }
+  return std::nullopt;
+}
+
+/// The dtype of a storage class global ("torch.FloatStorage"), if it names one.
+std::optional<DType> storage_global(std::string_view global) {
+  for (DType dtype : all_dtypes) {
+    const std::string_view storage = torch_storage_classes[std::size_t(dtype)];
+    if (!storage.empty() && global.starts_with("torch.") && global.substr(6) == storage) return dtype;
+  }
+  return std::nullopt;
+}
+
+/// torch.save names the untyped storage by its defining module; torch.UntypedStorage is the same class.
+bool is_untyped_storage(std::string_view global) {
+  return global == "torch.storage.UntypedStorage" || global == "torch.UntypedStorage";
+}
+
+bool is_callable(std::string_view global) {
+  for (std::string_view callable : callables) {
+    if (global == callable) return true;
+  }
+  return false;
+}
+
+constexpr std::string_view kind_name(PickleKind kind) {
+  constexpr std::string_view names[] = {"None", "bool", "int", "float", "str", "bytes", "list",
+                                        "tuple", "dict", "global", "torch.device", "storage", "tensor"};
+  return names[std::size_t(kind)];
+}
+
+class PickleReader {
+ public:
+  PickleReader(std::span<const std::byte> pickle, std::string_view description)
+      : pickle_(pickle), description_(description), numel_context_(std::string(description) + ": data.pkl") {}
+
+  PickleGraph read() {
+    while (true) {
+      if (position_ == pickle_.size())
+        fail("data.pkl ends at byte ", position_, " without a STOP opcode");
+      opcode_at_ = position_;
+      opcode_ = static_cast<unsigned char>(pickle_[position_++]);
+      if (opcode_ == '.') break;
+      step();
+    }
+    if (stack_.empty()) fail_here("finds an empty stack");
+    graph_.root = stack_.back();
+    return std::move(graph_);
+  }
+
+ private:
+  template <class... Parts>
+  [[noreturn]] void fail(const Parts&... what) const {
+    throw ValueError(concat(description_, ": ", what...));
+  }
+
+  /// ValueError naming the opcode being read and its byte offset in data.pkl.
+  template <class... Parts>
+  [[noreturn]] void fail_here(const Parts&... what) const {
+    fail("data.pkl: ", opcode_names[opcode_], " at byte ", opcode_at_, " ", what...);
+  }
+
+  void step() {
+    switch (opcode_) {
+      case 0x80: return protocol();
+      case 0x95: (void)take(8); return;  // FRAME: a length that only helps buffered readers
+      case '(': return mark();
+      case '}': return push_new(PickleKind::dict);
+      case ']': return push_new(PickleKind::list);
+      case ')': return push_new(PickleKind::tuple);
+      case 't': return push_tuple(pop_mark());
+      case 0x85: return push_tuple(pop(1));
+      case 0x86: return push_tuple(pop(2));
+      case 0x87: return push_tuple(pop(3));
+      case 'a': return append(pop(1));
+      case 'e': return append(pop_mark());
+      case 's': return set_items(pop(2));
+      case 'u': return set_items(pop_mark());
+      case 'N': return push_new(PickleKind::none);
+      case 0x88: return push_integer(PickleKind::boolean, 1);
+      case 0x89: return push_integer(PickleKind::boolean, 0);
+      case 'K': return push_integer(PickleKind::integer, std::int64_t(unsigned_number(1)));
+      case 'M': return push_integer(PickleKind::integer, std::int64_t(unsigned_number(2)));
+      case 'J': return push_integer(PickleKind::integer, std::int32_t(unsigned_number(4)));
+      case 0x8a: return long_integer(unsigned_number(1));
+      case 0x8b: return long_integer(unsigned_number(4));
+      case 'G': return binary_float();
+      case 'X': return push_text(PickleKind::string, unsigned_number(4));
+      case 0x8c: return push_text(PickleKind::string, unsigned_number(1));
+      case 0x8d: return push_text(PickleKind::string, unsigned_number(8));
+      case 'C': return push_text(PickleKind::bytes, unsigned_number(1));
+      case 'B': return push_text(PickleKind::bytes, unsigned_number(4));
+      case 0x8e: return push_text(PickleKind::bytes, unsigned_number(8));
+      case 'q': return memo_put(unsigned_number(1));
+      case 'r': return memo_put(unsigned_number(4));
+      case 0x94: return memo_put(memo_.size());
+      case 'h': return memo_get(unsigned_number(1));
+      case 'j': return memo_get(unsigned_number(4));
+      case 'c': return global();
+      case 0x93: return stack_global();
+      case 'R': return reduce();
+      case 'b': return build();
+      case 'Q': return persistent_id();
+      case 'i': {  // INST names its class in its argument
+        const std::string module(line());
+        fail_here("names ", module.substr(0, 48), ".", line().substr(0, 48),
+                  ", which is not allowed: a torch.save weights file does not use INST");
+      }
+      default:
+        if (opcode_names[opcode_].empty())
+          fail("data.pkl: byte ", opcode_at_, " holds 0x", std::hex, unsigned(opcode_), std::dec,
+               ", which is not a pickle opcode");
+        fail_here("is not allowed", class_on_stack(), ": a torch.save weights file does not use it");
+    }
+  }
+
+  /// " (of collections.OrderedDict)": the class NEWOBJ, NEWOBJ_EX or OBJ would instantiate,
+  /// when it is a global; empty otherwise.
+  std::string class_on_stack() const {
+    const std::size_t below_top = opcode_ == 0x81 ? 2 : opcode_ == 0x92 ? 3 : 0;
+    std::size_t at = stack_.size();
+    if (below_top != 0 && stack_.size() >= below_top) at = stack_.size() - below_top;
+    if (opcode_ == 'o' && !marks_.empty()) at = marks_.back();
+    if (at >= stack_.size() || graph_.objects[stack_[at]].kind != PickleKind::global) return {};
+    return concat(" (of ", graph_.objects[stack_[at]].text.substr(0, 96), ")");
+  }
+
+  // ---- reading arguments
+
+  std::span<const std::byte> take(std::uint64_t length) {
+    if (length > pickle_.size() - position_)
+      fail_here("needs ", length, " bytes, but data.pkl has ", pickle_.size() - position_, " left");
+    const auto bytes = pickle_.subspan(position_, length);
+    position_ += length;
+    return bytes;
+  }
+
+  std::uint64_t unsigned_number(std::size_t width) {
+    const auto bytes = take(width);
+    std::uint64_t value = 0;
+    for (std::size_t i = 0; i < width; ++i) value |= std::uint64_t(bytes[i]) << (8 * i);
+    return value;
+  }
+
+  std::string_view line() {
+    const auto rest = pickle_.subspan(position_);
+    const std::string_view text(reinterpret_cast<const char*>(rest.data()), rest.size());
+    const std::size_t end = text.find('\n');
+    if (end == std::string_view::npos) fail_here("has no end of line");
+    position_ += end + 1;
+    return text.substr(0, end);
+  }
+
+  // ---- objects and the stack
+
+  PickleObject& object(ObjectId id) { return graph_.objects[id]; }
+
+  ObjectId add(PickleObject value) {
+    if (graph_.objects.size() == max_pickle_objects)
+      fail_here("would make more than ", max_pickle_objects, " objects");
+    graph_.objects.push_back(std::move(value));
+    return ObjectId(graph_.objects.size() - 1);
+  }
+
+  void push(ObjectId id) {
+    if (stack_.size() == max_pickle_stack) fail_here("would grow the stack beyond ", max_pickle_stack, " entries");
+    stack_.push_back(id);
+  }
+
+  void push_new(PickleKind kind) { push(add({kind})); }
+  void push_integer(PickleKind kind, std::int64_t value) { push(add({kind, value})); }
+  void push_text(PickleKind kind, std::uint64_t length) {
+    const auto bytes = take(length);
+    push(add({kind, 0, 0, std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size())}));
+  }
+  void push_tuple(std::vector<ObjectId> items) { push(add({PickleKind::tuple, 0, 0, {}, std::move(items)})); }
+
+  /// The top `count` entries, bottom first.
+  std::vector<ObjectId> pop(std::size_t count) {
+    const std::size_t floor = marks_.empty() ? 0 : marks_.back();
+    if (stack_.size() - floor < count)
+      fail_here("needs ", count, " values on the stack, but ", stack_.size() - floor, " are there");
+    std::vector<ObjectId> items(stack_.end() - std::ptrdiff_t(count), stack_.end());
+    stack_.resize(stack_.size() - count);
+    return items;
+  }
+
+  ObjectId pop_one() { return pop(1)[0]; }
+
+  void mark() {
+    if (marks_.size() == max_pickle_marks) fail_here("nests MARKs deeper than ", max_pickle_marks);
+    marks_.push_back(stack_.size());
+  }
+
+  std::vector<ObjectId> pop_mark() {
+    if (marks_.empty()) fail_here("finds no MARK");
+    std::vector<ObjectId> items(stack_.begin() + std::ptrdiff_t(marks_.back()), stack_.end());
+    stack_.resize(marks_.back());
+    marks_.pop_back();
+    return items;
+  }
+
+  /// The object on top of the stack, which must be a `kind`.
+  ObjectId top(PickleKind kind) {
+    const std::size_t floor = marks_.empty() ? 0 : marks_.back();
+    if (stack_.size() == floor) fail_here("finds no ", kind_name(kind), " on the stack");
+    const ObjectId id = stack_.back();
+    if (object(id).kind != kind) fail_here("needs a ", kind_name(kind), ", found a ", kind_name(object(id).kind));
+    return id;
+  }
+
+  // ---- opcodes
+
+  void protocol() {
+    const std::uint64_t version = unsigned_number(1);
+    if (version < 2 || version > 5) fail_here("names protocol ", version, "; torch.save writes protocols 2 to 5");
+  }
+
+  void append(const std::vector<ObjectId>& items) {
+    auto& list = object(top(PickleKind::list)).items;
+    list.insert(list.end(), items.begin(), items.end());
+  }
+
+  void set_items(const std::vector<ObjectId>& items) {
+    if (items.size() % 2 != 0) fail_here("has a key without a value");
+    auto& dict = object(top(PickleKind::dict)).items;
+    dict.insert(dict.end(), items.begin(), items.end());
+  }
+
+  void long_integer(std::uint64_t length) {
+    if (length > 8) fail_here("holds an integer of ", length, " bytes; the reader takes 64-bit integers");
+    const auto bytes = take(length);
+    std::uint64_t value = 0;
+    for (std::size_t i = 0; i < length; ++i) value |= std::uint64_t(bytes[i]) << (8 * i);
+    if (length > 0 && length < 8 && (std::uint8_t(bytes[length - 1]) & 0x80) != 0)
+      value |= ~std::uint64_t(0) << (8 * length);  // sign-extend two's complement
+    push_integer(PickleKind::integer, std::int64_t(value));
+  }
+
+  void binary_float() {
+    const auto bytes = take(8);
+    std::uint64_t bits = 0;
+    for (std::byte b : bytes) bits = bits << 8 | std::uint64_t(b);  // big-endian
+    push(add({PickleKind::floating, 0, std::bit_cast<double>(bits)}));
+  }
+
+  void memo_put(std::uint64_t index) {
+    if (stack_.size() == (marks_.empty() ? 0 : marks_.back())) fail_here("finds nothing on the stack to store");
+    memo_[index] = stack_.back();
+  }
+
+  void memo_get(std::uint64_t index) {
+    const auto found = memo_.find(index);
+    if (found == memo_.end()) fail_here("reads memo index ", index, ", which was never set");
+    push(found->second);
+  }
+
+  void global() {
+    const std::string module(line());
+    const std::string name(line());
+    push_global(module + "." + name);
+  }
+
+  void stack_global() {
+    const std::vector<ObjectId> parts = pop(2);
+    if (object(parts[0]).kind != PickleKind::string || object(parts[1]).kind != PickleKind::string)
+      fail_here("needs two str, found ", kind_name(object(parts[0]).kind), " and ", kind_name(object(parts[1]).kind));
+    push_global(object(parts[0]).text + "." + object(parts[1]).text);
+  }
+
+  /// Accepts only the globals of a weights file; nothing is imported or looked up.
+  void push_global(const std::string& global) {
+    const std::string shown = global.substr(0, 96);
+    for (std::string_view dtype : unsupported_dtypes) {
+      if (global.starts_with("torch.") && global.substr(6) == dtype)
+        fail_here("names ", shown, ": zerotensor has no ", dtype, " dtype");
+    }
+    if (!is_callable(global) && !dtype_global(global) && !storage_global(global) && !is_untyped_storage(global))
+      fail_here("names ", shown, ", which is not allowed: a weights file names only tensors, containers and scalars");
+    push(add({PickleKind::global, 0, 0, global}));
+  }
+
+  void reduce() {
+    const ObjectId arguments = pop_one();
+    const ObjectId callable = pop_one();
+    if (object(callable).kind != PickleKind::global)
+      fail_here("calls a ", kind_name(object(callable).kind), ", which is not allowed");
+    const std::string global = object(callable).text;
+    if (!is_callable(global)) fail_here("calls ", global, ", which is not allowed");
+    if (object(arguments).kind != PickleKind::tuple)
+      fail_here("calls ", global, " with a ", kind_name(object(arguments).kind), " of arguments");
+    const std::vector<ObjectId> args = object(arguments).items;
+    if (global == ordered_dict) {
+      expect_arguments(global, args, 0, 0);
+      push_new(PickleKind::dict);
+    } else if (global == torch_size) {
+      expect_arguments(global, args, 1, 1);
+      push(add({PickleKind::tuple, 0, 0, {}, integers(global, args[0], "size")}));
+    } else if (global == torch_device) {
+      push(device(args));
+    } else if (global == restore_type_tag) {  // libtorch's torch::pickle_save tags a value with its type
+      expect_arguments(global, args, 2, 2);
+      expect(global, args[1], PickleKind::string, "type");
+      push(args[0]);
+    } else if (global == rebuild_parameter) {
+      expect_arguments(global, args, 3, 3);
+      expect(global, args[0], PickleKind::tensor, "data");
+      push(args[0]);
+    } else {
+      push(tensor(global, args));
+    }
+  }
+
+  void expect_arguments(std::string_view global, const std::vector<ObjectId>& args, std::size_t least,
+                        std::size_t most) {
+    if (args.size() < least || args.size() > most)
+      fail_here("calls ", global, " with ", args.size(), " arguments; it takes ", least,
+                least == most ? concat("") : concat(" to ", most));
+  }
+
+  const PickleObject& expect(std::string_view global, ObjectId id, PickleKind kind, std::string_view argument) {
+    if (object(id).kind != kind)
+      fail_here("calls ", global, " with a ", kind_name(object(id).kind), " as ", argument, "; it must be a ",
+                kind_name(kind));
+    return object(id);
+  }
+
+  std::vector<ObjectId> integers(std::string_view global, ObjectId id, std::string_view argument) {
+    for (ObjectId item : expect(global, id, PickleKind::tuple, argument).items) {
+      if (object(item).kind != PickleKind::integer)
+        fail_here("calls ", global, " with a ", argument, " that holds a ", kind_name(object(item).kind));
+    }
+    return object(id).items;
+  }
+
+  DynamicExtents extents(const std::vector<ObjectId>& integers) {
+    DynamicExtents result(integers.size(), 0);
+    for (std::size_t i = 0; i < integers.size(); ++i) result[i] = object(integers[i]).integer;
+    return result;
+  }
+
+  ObjectId device(const std::vector<ObjectId>& args) {
+    expect_arguments(torch_device, args, 1, 2);
+    std::string text = expect(torch_device, args[0], PickleKind::string, "type").text;
+    if (args.size() == 2) text += concat(":", expect(torch_device, args[1], PickleKind::integer, "index").integer);
+    return add({PickleKind::device, 0, 0, std::move(text)});
+  }
+
+  /// _rebuild_tensor_v2(storage, offset, size, stride, requires_grad, hooks[, metadata]);
+  /// _v3 takes the dtype after the hooks.
+  ObjectId tensor(std::string_view global, const std::vector<ObjectId>& args) {
+    const bool v3 = global == rebuild_v3;
+    expect_arguments(global, args, v3 ? 7 : 6, v3 ? 8 : 7);
+    const PickleStorage& storage = graph_.storages[expect(global, args[0], PickleKind::storage, "storage").integer];
+    PickleTensor tensor{std::size_t(object(args[0]).integer), uint8,
+                        expect(global, args[1], PickleKind::integer, "storage offset").integer, {}, {}};
+    tensor.shape = extents(integers(global, args[2], "size"));
+    tensor.strides = extents(integers(global, args[3], "stride"));
+    expect(global, args[4], PickleKind::boolean, "requires_grad");
+    expect(global, args[5], PickleKind::dict, "backward_hooks");
+    if (v3) {
+      const std::optional<DType> dtype = dtype_global(expect(global, args[6], PickleKind::global, "dtype").text);
+      if (!dtype) fail_here("calls ", global, " with ", object(args[6]).text, " as dtype");
+      if (storage.dtype && storage.dtype != dtype)
+        fail_here("calls ", global, " with dtype ", *dtype, " for a storage of ", *storage.dtype);
+      tensor.dtype = *dtype;
+    } else {
+      if (!storage.dtype) fail_here("calls ", global, " with a torch.UntypedStorage, which has no dtype");
+      tensor.dtype = *storage.dtype;
+    }
+    check_inside(global, storage, tensor);
+    graph_.tensors.push_back(std::move(tensor));
+    return add({PickleKind::tensor, std::int64_t(graph_.tensors.size() - 1)});
+  }
+
+  /// Every element the tensor reaches lies inside its storage (overflow-checked).
+  void check_inside(std::string_view global, const PickleStorage& storage, const PickleTensor& tensor) {
+    const std::size_t size = itemsize(tensor.dtype);
+    if (!storage.dtype && storage.numel % index_t(size) != 0)
+      fail_here("calls ", global, " with a storage of ", storage.numel, " bytes, not a whole number of ",
+                tensor.dtype, " elements");
+    const std::int64_t elements = storage.dtype ? storage.numel : storage.numel / index_t(size);
+    const auto layout = [&] {
+      return concat("a tensor of shape ", shape_string(tensor.shape), ", strides ", shape_string(tensor.strides),
+                    " and storage offset ", tensor.offset);
+    };
+    if (tensor.shape.size() != tensor.strides.size() || tensor.offset < 0)
+      fail_here("calls ", global, " with ", layout());
+    const index_t count = checked_numel(tensor.shape, size, numel_context_);
+    std::int64_t last = tensor.offset;  // the highest element reached
+    bool overflow = false;
+    for (std::size_t d = 0; d < tensor.shape.size() && count > 0; ++d) {
+      std::int64_t step = 0;
+      overflow |= tensor.strides[d] < 0 || mul_overflows(tensor.shape[d] - 1, tensor.strides[d], step) ||
+                  add_overflows(last, step, last);
+    }
+    if (tensor.strides.size() > 0 && count == 0) {
+      for (index_t stride : tensor.strides) overflow |= stride < 0;
+    }
+    if (overflow || (count > 0 ? last >= elements : tensor.offset > elements))
+      fail_here("calls ", global, " with ", layout(), ", which reaches outside its storage of ", elements, " ",
+                tensor.dtype, " elements");
+  }
+
+  /// BUILD sets an object's state: accepted only for a dict (the _metadata of a state_dict's
+  /// OrderedDict), whose state is dropped.
+  void build() {
+    const ObjectId state = pop_one();
+    const ObjectId target = pop_one();
+    if (object(target).kind != PickleKind::dict)
+      fail_here("sets the state of a ", kind_name(object(target).kind), ", which is not allowed");
+    if (object(state).kind != PickleKind::dict && object(state).kind != PickleKind::none)
+      fail_here("sets the state of a dict to a ", kind_name(object(state).kind));
+    push(target);
+  }
+
+  /// ('storage', storage class, key, location, numel): a storage whose bytes are the record
+  /// data/<key>. The location (where the tensor was saved from) is not needed to read it.
+  void persistent_id() {
+    const ObjectId id = pop_one();
+    const PickleObject& tuple = object(id);
+    const auto is = [&](std::size_t i, PickleKind kind) { return object(tuple.items[i]).kind == kind; };
+    if (tuple.kind != PickleKind::tuple || tuple.items.size() != 5 || !is(0, PickleKind::string) ||
+        object(tuple.items[0]).text != "storage" || !is(1, PickleKind::global) || !is(2, PickleKind::string) ||
+        !is(3, PickleKind::string) || !is(4, PickleKind::integer))
+      fail_here("needs ('storage', storage class, key, location, numel)");
+    const std::string& storage_class = object(tuple.items[1]).text;
+    PickleStorage storage{object(tuple.items[2]).text, storage_global(storage_class),
+                          object(tuple.items[4]).integer};
+    if (!storage.dtype && !is_untyped_storage(storage_class))
+      fail_here("names ", storage_class, ", which is not a storage class");
+    if (storage.numel < 0) fail_here("names a storage of ", storage.numel, " elements");
+    graph_.storages.push_back(std::move(storage));
+    push(add({PickleKind::storage, std::int64_t(graph_.storages.size() - 1)}));
+  }
+
+  std::span<const std::byte> pickle_;
+  std::string_view description_;
+  std::string numel_context_;  // opens checked_numel's message
+  std::size_t position_ = 0;
+  std::size_t opcode_at_ = 0;
+  unsigned char opcode_ = 0;
+  PickleGraph graph_;
+  std::vector<ObjectId> stack_;
+  std::vector<std::size_t> marks_;
+  std::unordered_map<std::uint64_t, ObjectId> memo_;
+};
+
+}  // namespace
+
+PickleGraph read_torch_pickle(std::span<const std::byte> pickle, std::string_view description) {
+  return PickleReader(pickle, description).read();
+}
+
+}  // namespace zt::detail
