@@ -108,14 +108,12 @@ Checkpoint load_sharded(const fs::path& index_path, const CheckpointOptions& opt
   detail::CheckpointIndex index = detail::read_checkpoint_index(index_path, description);
   Checkpoint checkpoint;
   checkpoint.metadata = std::move(index.metadata);
-  const Keep selected = selection(options);
-  std::map<std::string, std::vector<std::string>, std::less<>> names_in;  // shard -> selected names, sorted
-  for (auto& [name, shard] : index.shard_of) {
-    if (selected && !selected(name)) continue;
-    names_in[shard].push_back(name);
-    checkpoint.shard_of.emplace(name, std::move(shard));
-  }
+  checkpoint.shard_of = std::move(index.shard_of);
+  if (const Keep selected = selection(options))
+    std::erase_if(checkpoint.shard_of, [&](const auto& entry) { return !selected(entry.first); });
   require_names(options, checkpoint, description);
+  std::map<std::string_view, std::vector<std::string_view>> names_in;  // shard -> selected names, sorted
+  for (const auto& [name, shard] : checkpoint.shard_of) names_in[shard].push_back(name);
 
   const fs::path directory = index_path.parent_path();
   std::vector<detail::ShardFile> files;
@@ -123,14 +121,14 @@ Checkpoint load_sharded(const fs::path& index_path, const CheckpointOptions& opt
     files.push_back(shard_file(directory / shard, concat(description, ": shard '", shard, "' (listed for ",
                                                          names.size(), " tensors)")));
   std::vector<std::map<std::string, AnyTensor, std::less<>>> loaded(files.size());
-  std::vector<const std::vector<std::string>*> wanted;
+  std::vector<const std::vector<std::string_view>*> wanted;
   for (const auto& entry : names_in) wanted.push_back(&entry.second);
   detail::ShardReader(options, files).run([&](std::size_t i) {
     const auto& names = *wanted[i];
     loaded[i] = load_file(files[i].path, load, [&names](std::string_view name) {
       return std::binary_search(names.begin(), names.end(), name);
     });
-    for (const std::string& name : names)
+    for (const std::string_view name : names)
       if (!loaded[i].contains(name))
         throw ValueError(concat(description, ": the index lists tensor '", name, "' in shard '",
                                 files[i].path.filename().native(), "', which has no tensor of that name"));

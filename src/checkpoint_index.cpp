@@ -22,6 +22,102 @@ std::string short_name(std::string_view text) {
   return text.size() > 48 ? concat(text.substr(0, 48), "…") : std::string(text);
 }
 
+/// The index's JSON events: the members of "weight_map" go straight into the result (an
+/// index lists tens of thousands), every other member of the root object is read as a
+/// small document.
+class IndexEvents {
+ public:
+  IndexEvents(const std::string& description, CheckpointIndex& index) : description_(description), index_(index) {}
+
+  bool null() { return value("null", [](JsonBuilder& b) { return b.null(); }); }
+  bool boolean(bool v) { return value("boolean", [v](JsonBuilder& b) { return b.boolean(v); }); }
+  bool number_integer(Json::number_integer_t v) {
+    return value("number", [v](JsonBuilder& b) { return b.number_integer(v); });
+  }
+  bool number_unsigned(Json::number_unsigned_t v) {
+    return value("number", [v](JsonBuilder& b) { return b.number_unsigned(v); });
+  }
+  bool number_float(Json::number_float_t v, const Json::string_t& text) {
+    return value("number", [&](JsonBuilder& b) { return b.number_float(v, text); });
+  }
+  bool string(Json::string_t& v) {
+    if (!capturing_ && level_ == 2) return shard(v);
+    return value("string", [&](JsonBuilder& b) { return b.string(v); });
+  }
+  bool binary(Json::binary_t& v) { return value("binary", [&](JsonBuilder& b) { return b.binary(v); }); }
+  bool start_array(std::size_t n) { return value("array", [n](JsonBuilder& b) { return b.start_array(n); }); }
+  bool start_object(std::size_t n) {
+    if (!capturing_ && (level_ == 0 || (level_ == 1 && member_ == "weight_map"))) {
+      has_weight_map_ = has_weight_map_ || level_ == 1;
+      ++level_;
+      return true;
+    }
+    return value("object", [n](JsonBuilder& b) { return b.start_object(n); });
+  }
+  bool key(Json::string_t& name) {
+    if (capturing_) return builder_.key(name);
+    (level_ == 1 ? member_ : tensor_) = std::move(name);
+    return true;
+  }
+  bool end_array() { return forward([](JsonBuilder& b) { return b.end_array(); }); }
+  bool end_object() {
+    if (capturing_) return forward([](JsonBuilder& b) { return b.end_object(); });
+    if (--level_ == 0 && !has_weight_map_) fail("the index has no \"weight_map\"");
+    return true;
+  }
+
+ private:
+  template <class... Parts>
+  [[noreturn]] void fail(const Parts&... parts) const {
+    throw ValueError(concat(description_, ": ", parts...));
+  }
+
+  bool shard(Json::string_t& file) {
+    if (!plain_file_name(file))
+      fail("tensor '", short_name(tensor_), "' names shard '", short_name(file),
+           "', which is not a plain file name in the index's directory (no '/', no '..')");
+    index_.shard_of.emplace(std::move(tensor_), std::move(file));
+    return true;
+  }
+
+  /// A value outside "weight_map"'s members: the start of a captured document, or an error.
+  template <class Event>
+  bool value(const char* type, Event event) {
+    if (!capturing_) {
+      if (level_ == 0) fail("the index must be a JSON object; found ", type);
+      if (level_ == 2) fail("\"weight_map\" value for tensor '", short_name(tensor_),
+                             "' must be a string (a shard file name); found ", type);
+      capturing_ = true;
+    }
+    return forward(event);
+  }
+
+  template <class Event>
+  bool forward(Event event) {
+    event(builder_);
+    if (builder_.complete()) finish_capture(builder_.take());
+    return true;
+  }
+
+  void finish_capture(const Json& value) {
+    capturing_ = false;
+    if (member_ == "weight_map") fail("\"weight_map\" must be an object; found ", value.type_name());
+    if (member_ != "metadata") return;  // other members are not ours to judge
+    if (!value.is_object()) fail("\"metadata\" must be an object; found ", value.type_name());
+    for (const auto& [key, item] : value.items())
+      index_.metadata.emplace(key, item.is_string() ? item.get<std::string>() : item.dump());
+  }
+
+  const std::string& description_;
+  CheckpointIndex& index_;
+  int level_ = 0;           // the root (1) and "weight_map" (2) open outside any captured document
+  bool capturing_ = false;  // a value is being read into builder_
+  bool has_weight_map_ = false;
+  JsonBuilder builder_;
+  std::string member_;  // the root's member being read
+  std::string tensor_;  // the "weight_map" member being read
+};
+
 }  // namespace
 
 CheckpointIndex read_checkpoint_index(PathRef path, const std::string& description) {
@@ -30,30 +126,11 @@ CheckpointIndex read_checkpoint_index(PathRef path, const std::string& descripti
     throw ValueError(concat(description, ": ", mapping.nbytes(), " bytes exceed the limit of ", max_index_size,
                             " bytes for an index"));
   const auto bytes = mapping.bytes();
-  const Json index = read_json({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, max_index_depth,
-                               description);
-  const auto fail = [&](const auto&... what) { throw ValueError(concat(description, ": ", what...)); };
-  if (!index.is_object()) fail("the index must be a JSON object; found ", index.type_name());
-
-  CheckpointIndex result;
-  if (const auto metadata = index.find("metadata"); metadata != index.end()) {
-    if (!metadata->is_object()) fail("\"metadata\" must be an object; found ", metadata->type_name());
-    for (const auto& [key, value] : metadata->items())
-      result.metadata.emplace(key, value.is_string() ? value.get<std::string>() : value.dump());
-  }
-  const auto weight_map = index.find("weight_map");
-  if (weight_map == index.end()) fail("the index has no \"weight_map\"");
-  if (!weight_map->is_object()) fail("\"weight_map\" must be an object; found ", weight_map->type_name());
-  for (const auto& [name, shard] : weight_map->items()) {
-    if (!shard.is_string())
-      fail("\"weight_map\" gives tensor '", short_name(name), "' a ", shard.type_name(), ", not a shard file name");
-    const auto& file = shard.get_ref<const std::string&>();
-    if (!plain_file_name(file))
-      fail("tensor '", short_name(name), "' names shard '", short_name(file),
-           "', which is not a plain file name in the index's directory (no '/', no '..')");
-    result.shard_of.emplace(name, file);
-  }
-  return result;
+  CheckpointIndex index;
+  IndexEvents events(description, index);
+  read_json_events({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, max_index_depth, description,
+                   events);
+  return index;
 }
 
 }  // namespace zt::detail

@@ -224,7 +224,11 @@ BOOST_AUTO_TEST_CASE(malformed_indexes) {
   check_index_refused(R"({"metadata":{}})", ": the index has no \"weight_map\"");
   check_index_refused(R"({"weight_map":["a.safetensors"]})", ": \"weight_map\" must be an object; found array");
   check_index_refused(R"({"weight_map":{"w":7}})",
-                      ": \"weight_map\" gives tensor 'w' a number, not a shard file name");
+                      ": \"weight_map\" value for tensor 'w' must be a string (a shard file name); found number");
+  check_index_refused(R"({"weight_map":{"w":{"file":"a.safetensors"}}})",
+                      ": \"weight_map\" value for tensor 'w' must be a string (a shard file name); found object");
+  check_index_refused(R"("a.safetensors")", ": the index must be a JSON object; found string");
+  check_index_refused(R"({"weight_map":"a.safetensors"})", ": \"weight_map\" must be an object; found string");
   check_index_refused(R"({"metadata":"x","weight_map":{}})", ": \"metadata\" must be an object; found string");
   check_index_refused(R"({"metadata":{"a":{"b":[1]}},"weight_map":{}})", " nests JSON deeper than 3 levels");
 }
@@ -232,7 +236,8 @@ BOOST_AUTO_TEST_CASE(malformed_indexes) {
 BOOST_AUTO_TEST_CASE(metadata_is_informational) {
   TempDir dir;
   write_files(dir.path(), {{"a.safetensors", numbered({{"w", 1}})}},
-              R"({"metadata":{"total_size":99999999,"format":"pt","sizes":[1,2]},"weight_map":{"w":"a.safetensors"}})");
+              R"({"metadata":{"total_size":99999999,"format":"pt","sizes":[1,2]},"weight_map":{"w":"a.safetensors"},)"
+              R"("other":{"members":["are","ignored"]}})");
   const zt::Checkpoint model = zt::load_checkpoint(dir.path());
   BOOST_TEST(model.metadata.at("total_size") == "99999999");
   BOOST_TEST(model.metadata.at("format") == "pt");
