@@ -314,6 +314,17 @@ BOOST_AUTO_TEST_CASE(bin_checkpoints_need_the_torch_reader) {
                         with_message<zt::ValueError>("load_safetensors: <" + (dir / "model.safetensors").string()));
 }
 
+#if !(defined(ZT_CUDA) && ZT_CUDA)
+BOOST_AUTO_TEST_CASE(a_build_without_cuda_refuses_devices_naming_the_option) {
+  TempDir dir;
+  write_model(dir.path(), 2, 2);  // one tensor per shard
+  BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path(), {.device = zt::cuda(0)}), zt::DeviceError,
+                        with_message<zt::DeviceError>("load_safetensors: <" + (dir / shard_name(0, 2)).string() +
+                                                      ">: tensor '" + tensor_name(0) + "': loading to cuda:0: this "
+                                                      "build of zerotensor has no CUDA (configure it with -DZT_CUDA=ON)"));
+}
+#endif
+
 BOOST_AUTO_TEST_CASE(a_directory_the_safetensors_package_wrote) {
   // make_checkpoint.py: 3 shards, every dtype the package writes, an index as transformers writes it.
   const zt::Checkpoint model = zt::load_checkpoint(data_file("checkpoint/tiny"));

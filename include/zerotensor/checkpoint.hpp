@@ -73,9 +73,10 @@ struct Checkpoint {
 };
 
 /// Loads the checkpoint at `path` (a directory, a *.index.json, a *.safetensors or a *.bin
-/// file). IOError for a path or shard that cannot be opened; ValueError for a malformed
-/// index or shard, a shard name that is not a plain file name, a listed tensor missing from
-/// its shard, an unknown selected name, or a directory with no or an ambiguous checkpoint.
+/// file). IOError for a path or shard that cannot be opened and for a directory holding no
+/// checkpoint; ValueError for a malformed index or shard, a shard name that is not a plain
+/// file name, a listed tensor missing from its shard, a name in `names` the checkpoint does
+/// not have, a directory holding both an index and the single file, or another file type.
 /// .bin checkpoints (torch.save) need zt::load_torch: until the library has it, a
 /// ValueError says so.
 [[nodiscard]] Checkpoint load_checkpoint(PathRef path, CheckpointOptions options = {});
