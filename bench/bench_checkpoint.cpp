@@ -57,8 +57,8 @@ fs::path write_model(const fs::path& dir, int shards, int count, const auto& mak
   std::vector<Tensors> contents(shards);
   std::string index = R"({"metadata":{},"weight_map":{)";
   for (int i = 0; i < count; ++i) {
-    const std::string name = "model.layers." + std::to_string(i / 256) + ".mlp.experts." + std::to_string(i % 256) +
-                             ".down_proj.weight";
+    const std::string name =
+        "model.layers." + std::to_string(i / 256) + ".mlp.experts." + std::to_string(i % 256) + ".down_proj.weight";
     contents[i % shards].emplace(name, make_tensor(i));
     index += (i ? ",\"" : "\"") + name + "\":\"" + shard_name(i % shards, shards) + "\"";
   }

@@ -31,8 +31,8 @@ bool has_suffix(const fs::path& path, std::string_view suffix) { return path.nat
 /// The checkpoint of a model directory: per format (safetensors first), its index or its
 /// single file; both at once is ambiguous.
 Located locate_in_directory(const fs::path& directory) {
-  constexpr std::array<std::array<const char*, 2>, 2> formats{{{"model.safetensors.index.json", "model.safetensors"},
-                                                               {"pytorch_model.bin.index.json", "pytorch_model.bin"}}};
+  constexpr std::array<std::array<const char*, 2>, 2> formats{
+      {{"model.safetensors.index.json", "model.safetensors"}, {"pytorch_model.bin.index.json", "pytorch_model.bin"}}};
   for (const auto& [index, single] : formats) {
     const bool has_index = fs::exists(directory / index);
     const bool has_single = fs::exists(directory / single);
@@ -48,19 +48,20 @@ Located locate_in_directory(const fs::path& directory) {
 
 Located locate(const fs::path& path) {
   struct stat status {};
-  if (::stat(path.c_str(), &status) != 0) detail::throw_io_error(concat("load_checkpoint: <", path.native(), ">"), errno);
+  if (::stat(path.c_str(), &status) != 0)
+    detail::throw_io_error(concat("load_checkpoint: <", path.native(), ">"), errno);
   if (S_ISDIR(status.st_mode)) return locate_in_directory(path);
   if (has_suffix(path, ".index.json")) return {path, true};
   if (has_suffix(path, ".safetensors") || has_suffix(path, ".bin")) return {path, false};
-  throw ValueError(concat("load_checkpoint: <", path.native(),
-                          ">: not a checkpoint: expected a directory, a *.index.json, a *.safetensors or a *.bin file"));
+  throw ValueError(
+      concat("load_checkpoint: <", path.native(),
+             ">: not a checkpoint: expected a directory, a *.index.json, a *.safetensors or a *.bin file"));
 }
 
-/// The tensors of one checkpoint file that `keep` accepts.
-std::map<std::string, AnyTensor, std::less<>> load_file(const fs::path& path, const LoadOptions& options,
-                                                         const Keep& keep) {
-  if (has_suffix(path, ".bin")) return detail::load_torch_file(path, options, keep);
-  return detail::load_safetensors_selected(path, options, keep).tensors;
+/// The tensors of one checkpoint file that `keep` accepts, and its metadata.
+SafetensorsFile load_file(const fs::path& path, const LoadOptions& options, const Keep& keep) {
+  if (has_suffix(path, ".bin")) return {detail::load_torch_file(path, options, keep), {}};
+  return detail::load_safetensors_selected(path, options, keep);
 }
 
 /// The shard file at `path`, followed through symbolic links; IOError starting with `context` when it is missing.
@@ -88,18 +89,14 @@ void require_names(const CheckpointOptions& options, const Checkpoint& checkpoin
 Checkpoint load_single(const fs::path& path, const CheckpointOptions& options, const LoadOptions& load) {
   Checkpoint checkpoint;
   const std::string shard = path.filename().native();
-  detail::ShardReader(options, {shard_file(path, concat("load_checkpoint: <", path.native(), ">"))}).run([&](std::size_t) {
-    const Keep keep = selection(options);
-    if (has_suffix(path, ".bin")) {
-      checkpoint.tensors = detail::load_torch_file(path, load, keep);
-    } else {
-      SafetensorsFile file = detail::load_safetensors_selected(path, load, keep);
-      checkpoint.tensors = std::move(file.tensors);
-      checkpoint.metadata = std::move(file.metadata);
-    }
+  const std::string description = concat("load_checkpoint: <", path.native(), ">");
+  detail::ShardReader(options, {shard_file(path, description)}).run([&](std::size_t) {
+    SafetensorsFile file = load_file(path, load, selection(options));
+    checkpoint.tensors = std::move(file.tensors);
+    checkpoint.metadata = std::move(file.metadata);
   });
   for (const auto& entry : checkpoint.tensors) checkpoint.shard_of.emplace(entry.first, shard);
-  require_names(options, checkpoint, concat("load_checkpoint: <", path.native(), ">"));
+  require_names(options, checkpoint, description);
   return checkpoint;
 }
 
@@ -118,16 +115,16 @@ Checkpoint load_sharded(const fs::path& index_path, const CheckpointOptions& opt
   const fs::path directory = index_path.parent_path();
   std::vector<detail::ShardFile> files;
   for (const auto& [shard, names] : names_in)
-    files.push_back(shard_file(directory / shard, concat(description, ": shard '", shard, "' (listed for ",
-                                                         names.size(), " tensors)")));
+    files.push_back(shard_file(directory / shard,
+                               concat(description, ": shard '", shard, "' (listed for ", names.size(), " tensors)")));
   std::vector<std::map<std::string, AnyTensor, std::less<>>> loaded(files.size());
   std::vector<const std::vector<std::string_view>*> wanted;
   for (const auto& entry : names_in) wanted.push_back(&entry.second);
   detail::ShardReader(options, files).run([&](std::size_t i) {
     const auto& names = *wanted[i];
     loaded[i] = load_file(files[i].path, load, [&names](std::string_view name) {
-      return std::binary_search(names.begin(), names.end(), name);
-    });
+                  return std::binary_search(names.begin(), names.end(), name);
+                }).tensors;
     for (const std::string_view name : names)
       if (!loaded[i].contains(name))
         throw ValueError(concat(description, ": the index lists tensor '", name, "' in shard '",

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <exception>
@@ -16,7 +17,8 @@ namespace {
 constexpr unsigned max_default_threads = 16;
 
 unsigned thread_count(unsigned asked, std::size_t shards) {
-  const unsigned wanted = asked != 0 ? asked : std::min(std::max(std::thread::hardware_concurrency(), 1u), max_default_threads);
+  const unsigned wanted =
+      asked != 0 ? asked : std::min(std::max(std::thread::hardware_concurrency(), 1u), max_default_threads);
   return unsigned(std::max<std::size_t>(1, std::min<std::size_t>(wanted, shards)));
 }
 
@@ -51,7 +53,8 @@ void ShardReader::read_one(std::size_t shard, std::vector<std::byte>& buffer,
     return;
   }
   const Descriptor in{::open(file.path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (in.fd < 0) throw_io_error(concat("load_checkpoint: unable to open file <", file.path.native(), "> to prefetch"), errno);
+  if (in.fd < 0)
+    throw_io_error(concat("load_checkpoint: unable to open file <", file.path.native(), "> to prefetch"), errno);
   ::posix_fadvise(in.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   buffer.resize(std::max<std::size_t>(options_.prefetch_chunk, 1));
   for (off_t offset = 0;;) {

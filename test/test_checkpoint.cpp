@@ -23,8 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 using Tensors = std::map<std::string, zt::AnyTensor, std::less<>>;
 
-constexpr zt::DType every_dtype[] = {zt::bool_, zt::uint8,   zt::int8,     zt::int16,   zt::int32,
-                                     zt::int64, zt::uint16,  zt::uint32,   zt::uint64,  zt::float16,
+constexpr zt::DType every_dtype[] = {zt::bool_,    zt::uint8,   zt::int8,    zt::int16,    zt::int32,
+                                     zt::int64,    zt::uint16,  zt::uint32,  zt::uint64,   zt::float16,
                                      zt::bfloat16, zt::float32, zt::float64, zt::complex64};
 
 /// Byte `j` of tensor number `i` (bool: 0 or 1).
@@ -35,8 +35,9 @@ unsigned char pattern(int i, std::size_t j, zt::DType dtype) {
 /// Tensor number `i`: every dtype in turn, shapes of rank 0 to 2, bytes from `pattern`.
 zt::AnyTensor numbered_tensor(int i) {
   const zt::DType dtype = every_dtype[i % std::size(every_dtype)];
-  const zt::DynamicExtents shape = i % 3 == 0 ? zt::DynamicExtents{} : i % 3 == 1 ? zt::DynamicExtents{i % 5}
-                                                                                  : zt::DynamicExtents{2, i % 4};
+  const zt::DynamicExtents shape = i % 3 == 0   ? zt::DynamicExtents{}
+                                   : i % 3 == 1 ? zt::DynamicExtents{i % 5}
+                                                : zt::DynamicExtents{2, i % 4};
   zt::AnyTensor t = zt::empty(shape, dtype);
   auto* bytes = static_cast<unsigned char*>(t.mutable_data_ptr());
   for (std::size_t j = 0; j < t.nbytes(); ++j) bytes[j] = pattern(i, j, dtype);
@@ -138,7 +139,8 @@ BOOST_AUTO_TEST_CASE(the_same_tensors_on_one_thread_and_with_prefetch_and_progre
   for (int s = 0; s < 12; ++s) total_size += fs::file_size(dir / shard_name(s, 12));
   std::vector<std::pair<std::uint64_t, std::uint64_t>> calls;
   const zt::Checkpoint model = zt::load_checkpoint(
-      dir.path(), {.prefetch = true, .prefetch_chunk = 1000,
+      dir.path(), {.prefetch = true,
+                   .prefetch_chunk = 1000,
                    .progress = [&](std::uint64_t done, std::uint64_t total) { calls.emplace_back(done, total); },
                    .threads = 3});
   BOOST_TEST_REQUIRE(!calls.empty());
@@ -151,8 +153,8 @@ BOOST_AUTO_TEST_CASE(the_same_tensors_on_one_thread_and_with_prefetch_and_progre
 
   calls.clear();
   const zt::Checkpoint serial = zt::load_checkpoint(
-      dir.path(), {.progress = [&](std::uint64_t done, std::uint64_t total) { calls.emplace_back(done, total); },
-                   .threads = 1});
+      dir.path(),
+      {.progress = [&](std::uint64_t done, std::uint64_t total) { calls.emplace_back(done, total); }, .threads = 1});
   BOOST_TEST(calls.size() == 12u);  // without prefetch: once per shard
   BOOST_TEST(calls.back().first == total_size);
   for (int i = 0; i < 300; ++i) {
@@ -168,15 +170,17 @@ BOOST_AUTO_TEST_CASE(names_and_filter_open_only_the_shards_they_need) {
   const zt::Checkpoint some = zt::load_checkpoint(dir.path(), {.names = {tensor_name(0), tensor_name(5)}});
   BOOST_TEST(some.tensors.size() == 2u);
   BOOST_TEST(has_pattern(some.at(tensor_name(5)), 5));
-  const zt::Checkpoint even = zt::load_checkpoint(
-      dir.path(), {.filter = [](std::string_view name) { return name.back() % 2 == 0 && name != "model.layers.0.w3"; }});
+  const zt::Checkpoint even = zt::load_checkpoint(dir.path(), {.filter = [](std::string_view name) {
+                                                    return name.back() % 2 == 0 && name != "model.layers.0.w3";
+                                                  }});
   BOOST_TEST(even.tensors.size() == 20u);
   BOOST_TEST(has_pattern(even.at(tensor_name(38)), 38));
-  BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path(), {.names = {"missing"}}), zt::ValueError,
-                        with_message<zt::ValueError>(prefix(dir) + ": no tensor named 'missing' among the selected tensors"));
-  BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path(), {.names = {tensor_name(3)}}), zt::ValueError,
-                        with_message<zt::ValueError>("load_safetensors: <" + (dir / shard_name(3, 4)).string() +
-                                                     ">: header length"));
+  BOOST_CHECK_EXCEPTION(
+      (void)zt::load_checkpoint(dir.path(), {.names = {"missing"}}), zt::ValueError,
+      with_message<zt::ValueError>(prefix(dir) + ": no tensor named 'missing' among the selected tensors"));
+  BOOST_CHECK_EXCEPTION(
+      (void)zt::load_checkpoint(dir.path(), {.names = {tensor_name(3)}}), zt::ValueError,
+      with_message<zt::ValueError>("load_safetensors: <" + (dir / shard_name(3, 4)).string() + ">: header length"));
   BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path()), zt::ValueError,
                         with_message<zt::ValueError>("load_safetensors: <" + (dir / shard_name(3, 4)).string()));
 }
@@ -255,11 +259,13 @@ BOOST_AUTO_TEST_CASE(a_missing_shard) {
               R"({"weight_map":{"w":"a.safetensors","u":"b.safetensors","v":"b.safetensors"}})");
   BOOST_CHECK_EXCEPTION(
       (void)zt::load_checkpoint(dir.path()), zt::IOError,
-      with_message<zt::IOError>(prefix(dir) + ": shard 'b.safetensors' (listed for 2 tensors): No such file or directory (2)"));
+      with_message<zt::IOError>(prefix(dir) +
+                                ": shard 'b.safetensors' (listed for 2 tensors): No such file or directory (2)"));
   fs::create_symlink("nowhere", dir / "b.safetensors");  // a dangling link is missing too
   BOOST_CHECK_EXCEPTION(
       (void)zt::load_checkpoint(dir.path()), zt::IOError,
-      with_message<zt::IOError>(prefix(dir) + ": shard 'b.safetensors' (listed for 2 tensors): No such file or directory (2)"));
+      with_message<zt::IOError>(prefix(dir) +
+                                ": shard 'b.safetensors' (listed for 2 tensors): No such file or directory (2)"));
 }
 
 BOOST_AUTO_TEST_CASE(single_files_and_directories) {
@@ -291,9 +297,9 @@ BOOST_AUTO_TEST_CASE(single_files_and_directories) {
                         with_message<zt::IOError>("load_checkpoint: <" + empty.path().string() +
                                                   ">: no model.safetensors.index.json, model.safetensors, "
                                                   "pytorch_model.bin.index.json or pytorch_model.bin"));
-  BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(empty / "none"), zt::IOError,
-                        with_message<zt::IOError>("load_checkpoint: <" + (empty / "none").string() +
-                                                  ">: No such file or directory (2)"));
+  BOOST_CHECK_EXCEPTION(
+      (void)zt::load_checkpoint(empty / "none"), zt::IOError,
+      with_message<zt::IOError>("load_checkpoint: <" + (empty / "none").string() + ">: No such file or directory (2)"));
   write_text(empty / "notes.txt", "");
   BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(empty / "notes.txt"), zt::ValueError,
                         with_message<zt::ValueError>("load_checkpoint: <" + (empty / "notes.txt").string() +
@@ -305,10 +311,11 @@ BOOST_AUTO_TEST_CASE(bin_checkpoints_need_the_torch_reader) {
   TempDir dir;
   write_text(dir / "pytorch_model-1-of-1.bin", "PK");
   write_text(dir / "pytorch_model.bin.index.json", R"({"weight_map":{"w":"pytorch_model-1-of-1.bin"}})");
-  BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path()), zt::ValueError,
-                        with_message<zt::ValueError>("load_checkpoint: <" + (dir / "pytorch_model-1-of-1.bin").string() +
-                                                     ">: a torch.save (.bin) checkpoint needs zt::load_torch, which "
-                                                     "this version of zerotensor does not have yet"));
+  BOOST_CHECK_EXCEPTION(
+      (void)zt::load_checkpoint(dir.path()), zt::ValueError,
+      with_message<zt::ValueError>("load_checkpoint: <" + (dir / "pytorch_model-1-of-1.bin").string() +
+                                   ">: a torch.save (.bin) checkpoint needs zt::load_torch, which "
+                                   "this version of zerotensor does not have yet"));
   write_text(dir / "model.safetensors", "");  // safetensors wins over .bin
   BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path()), zt::ValueError,
                         with_message<zt::ValueError>("load_safetensors: <" + (dir / "model.safetensors").string()));
@@ -319,9 +326,10 @@ BOOST_AUTO_TEST_CASE(a_build_without_cuda_refuses_devices_naming_the_option) {
   TempDir dir;
   write_model(dir.path(), 2, 2);  // one tensor per shard
   BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path(), {.device = zt::cuda(0)}), zt::DeviceError,
-                        with_message<zt::DeviceError>("load_safetensors: <" + (dir / shard_name(0, 2)).string() +
-                                                      ">: tensor '" + tensor_name(0) + "': loading to cuda:0: this "
-                                                      "build of zerotensor has no CUDA (configure it with -DZT_CUDA=ON)"));
+                        with_message<zt::DeviceError>(
+                            "load_safetensors: <" + (dir / shard_name(0, 2)).string() + ">: tensor '" + tensor_name(0) +
+                            "': loading to cuda:0: this "
+                            "build of zerotensor has no CUDA (configure it with -DZT_CUDA=ON)"));
 }
 #endif
 
