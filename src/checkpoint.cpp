@@ -26,6 +26,12 @@ struct Located {
   bool index;
 };
 
+/// Whether `path` names something, following symbolic links.
+bool names_a_file(const fs::path& path) {
+  struct stat status {};
+  return ::stat(path.c_str(), &status) == 0;
+}
+
 bool has_suffix(const fs::path& path, std::string_view suffix) { return path.native().ends_with(suffix); }
 
 /// The checkpoint of a model directory: per format (safetensors first), its index or its
@@ -34,8 +40,8 @@ Located locate_in_directory(const fs::path& directory) {
   constexpr std::array<std::array<const char*, 2>, 2> formats{
       {{"model.safetensors.index.json", "model.safetensors"}, {"pytorch_model.bin.index.json", "pytorch_model.bin"}}};
   for (const auto& [index, single] : formats) {
-    const bool has_index = fs::exists(directory / index);
-    const bool has_single = fs::exists(directory / single);
+    const bool has_index = names_a_file(directory / index);
+    const bool has_single = names_a_file(directory / single);
     if (has_index && has_single)
       throw ValueError(concat("load_checkpoint: <", directory.native(), ">: holds both ", index, " and ", single,
                               "; name the one to load"));

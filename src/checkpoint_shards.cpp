@@ -44,14 +44,7 @@ void ShardReader::advance(std::uint64_t bytes) {
   options_.progress(done_, total_);
 }
 
-void ShardReader::read_one(std::size_t shard, std::vector<std::byte>& buffer,
-                           const std::function<void(std::size_t)>& job) {
-  const ShardFile& file = files_[shard];
-  if (!options_.prefetch) {
-    job(shard);
-    advance(file.size);
-    return;
-  }
+void ShardReader::prefetch(const ShardFile& file, std::vector<std::byte>& buffer) {
   const Descriptor in{::open(file.path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (in.fd < 0)
     throw_io_error(concat("load_checkpoint: unable to open file <", file.path.native(), "> to prefetch"), errno);
@@ -61,11 +54,17 @@ void ShardReader::read_one(std::size_t shard, std::vector<std::byte>& buffer,
     const ssize_t got = ::pread(in.fd, buffer.data(), buffer.size(), offset);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) throw_io_error(concat("load_checkpoint: unable to read file <", file.path.native(), ">"), errno);
-    if (got == 0) break;
+    if (got == 0) return;
     offset += got;
     advance(std::uint64_t(got));
   }
+}
+
+void ShardReader::read_one(std::size_t shard, std::vector<std::byte>& buffer,
+                           const std::function<void(std::size_t)>& job) {
+  if (options_.prefetch) prefetch(files_[shard], buffer);  // closes the file before the job opens it
   job(shard);
+  if (!options_.prefetch) advance(files_[shard].size);
 }
 
 void ShardReader::run(const std::function<void(std::size_t)>& job) {

@@ -28,6 +28,7 @@ class ShardReader {
   void run(const std::function<void(std::size_t shard)>& job);
 
  private:
+  void prefetch(const ShardFile& file, std::vector<std::byte>& buffer);
   void read_one(std::size_t shard, std::vector<std::byte>& buffer, const std::function<void(std::size_t)>& job);
   void advance(std::uint64_t bytes);
 
