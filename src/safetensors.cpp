@@ -16,6 +16,7 @@
 #include "file_io.hpp"
 #include "file_tensor.hpp"
 #include "json.hpp"
+#include "safetensors_selected.hpp"
 #include "zerotensor/mapped_file.hpp"
 #include "zerotensor/empty.hpp"
 
@@ -260,6 +261,11 @@ const AnyTensor& SafetensorsFile::at(std::string_view name) const {
 }
 
 SafetensorsFile load_safetensors(PathRef path, LoadOptions options) {
+  return detail::load_safetensors_selected(path, options, {});
+}
+
+SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOptions& options,
+                                                  const std::function<bool(std::string_view)>& keep) {
   const std::string description = concat("load_safetensors: <", path.c_str(), ">");
   const Buffer mapping = map_file(path, {.access = detail::mapping_access(options)});
   const std::uint64_t header_length = read_header_length(mapping.bytes(), description);
@@ -276,6 +282,7 @@ SafetensorsFile load_safetensors(PathRef path, LoadOptions options) {
 
   const bool foreign = std::endian::native != std::endian::little;
   for (Entry& entry : entries) {
+    if (keep && !keep(entry.name)) continue;
     const detail::StoredTensor stored{data_start + entry.begin, entry.dtype, std::move(entry.shape),
                                       std::move(entry.strides), foreign};
     file.tensors.emplace(entry.name, detail::load_stored_tensor(mapping, stored, options,

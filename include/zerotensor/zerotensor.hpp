@@ -7,6 +7,7 @@
 #include "zerotensor/as_tensor.hpp"
 #include "zerotensor/asarray.hpp"
 #include "zerotensor/buffer.hpp"
+#include "zerotensor/checkpoint.hpp"
 #include "zerotensor/convert.hpp"
 #include "zerotensor/device.hpp"
 #include "zerotensor/device_of.hpp"

@@ -1,0 +1,84 @@
+// zt::load_checkpoint: a whole model — a Hugging Face model directory, its index file, or
+// one checkpoint file — in one call.
+//
+// A directory is searched for model.safetensors.index.json, model.safetensors,
+// pytorch_model.bin.index.json and pytorch_model.bin; the safetensors files win over the
+// .bin ones (as transformers prefers them), and a directory holding both an index and the
+// single file of one format is refused, since either could be stale.
+//
+// The index (`{"metadata": {...}, "weight_map": {"tensor": "shard file", ...}}`) is read
+// strictly: through the same JSON reader as safetensors headers (duplicate names, deep
+// nesting and malformed JSON refused), every shard named by a plain file name in the
+// index's directory (no '/', no "..": ValueError naming it), a shard file that is a
+// symbolic link followed (the Hugging Face cache links snapshots into blobs/), a missing
+// shard an IOError naming it. The weight_map is an allowlist: a tensor a shard holds but
+// the index does not list for that shard is not returned, and files the index does not
+// name are never read. Every selected tensor must exist in the shard the index names
+// (ValueError naming both). "metadata" is returned as read (values that are not strings as
+// their JSON text); total_size is not checked, since writers do not always get it exact.
+//
+// Each shard is loaded as load_safetensors loads a file: every tensor a view of its own
+// shard's mapping (keeping only that shard mapped), or a copy as `access`, `copy` and
+// `device` say (load_options.hpp). Shards are opened by up to `threads` threads at a time.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "zerotensor/any_tensor.hpp"
+#include "zerotensor/load_options.hpp"
+#include "zerotensor/path_ref.hpp"
+
+namespace zt {
+
+struct CheckpointOptions {
+  /// As LoadOptions: how each tensor becomes a view or a copy, and where it goes.
+  MapAccess access = MapAccess::read_only;
+  std::optional<bool> copy{};
+  Device device = cpu;
+  /// Only these tensors (each must exist: ValueError naming the first that does not);
+  /// empty: every tensor that `filter` accepts. Shards holding none of the selected
+  /// tensors are not opened, so a pipeline stage maps only the shards it needs.
+  std::vector<std::string> names{};
+  /// Only the tensors for which this returns true; unset: all.
+  std::function<bool(std::string_view name)> filter{};
+  /// Read every shard that is opened into the page cache before returning, with large
+  /// sequential reads (one buffer of `prefetch_chunk` bytes per thread), rather than page
+  /// by page on first touch.
+  bool prefetch = false;
+  std::size_t prefetch_chunk = std::size_t{8} << 20;
+  /// Called as the shards are read: bytes done and bytes in all, from the loading threads
+  /// one call at a time; `done` reaches `total` once. With prefetch after each chunk,
+  /// otherwise after each shard.
+  std::function<void(std::uint64_t done, std::uint64_t total)> progress{};
+  /// Threads that open (and prefetch) shards; each holds at most one shard file open at a
+  /// time, which bounds the open file descriptors. 0: the hardware's threads, at most 16.
+  unsigned threads = 0;
+};
+
+/// The selected tensors of a checkpoint, by name, the shard file each came from, and the
+/// index's "metadata" (a single .safetensors file: its "__metadata__").
+struct Checkpoint {
+  std::map<std::string, AnyTensor, std::less<>> tensors;
+  std::map<std::string, std::string, std::less<>> shard_of;
+  std::map<std::string, std::string, std::less<>> metadata;
+
+  /// The tensor called `name`; ValueError naming it when there is none.
+  [[nodiscard]] const AnyTensor& at(std::string_view name) const;
+};
+
+/// Loads the checkpoint at `path` (a directory, a *.index.json, a *.safetensors or a *.bin
+/// file). IOError for a path or shard that cannot be opened and for a directory holding no
+/// checkpoint; ValueError for a malformed index or shard, a shard name that is not a plain
+/// file name, a listed tensor missing from its shard, a name in `names` the checkpoint does
+/// not have, a directory holding both an index and the single file, or another file type.
+/// .bin checkpoints (torch.save) need zt::load_torch: until the library has it, a
+/// ValueError says so.
+[[nodiscard]] Checkpoint load_checkpoint(PathRef path, CheckpointOptions options = {});
+
+}  // namespace zt

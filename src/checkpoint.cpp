@@ -1,0 +1,158 @@
+#include "zerotensor/checkpoint.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <filesystem>
+
+#include "checkpoint_index.hpp"
+#include "checkpoint_shards.hpp"
+#include "checkpoint_torch.hpp"
+#include "file_io.hpp"
+#include "safetensors_selected.hpp"
+
+namespace zt {
+namespace {
+
+namespace fs = std::filesystem;
+using detail::concat;
+using Keep = std::function<bool(std::string_view)>;
+
+/// What a path names: an index file, or one checkpoint file.
+struct Located {
+  fs::path file;
+  bool index;
+};
+
+/// Whether `path` names something, following symbolic links.
+bool names_a_file(const fs::path& path) {
+  struct stat status {};
+  return ::stat(path.c_str(), &status) == 0;
+}
+
+bool has_suffix(const fs::path& path, std::string_view suffix) { return path.native().ends_with(suffix); }
+
+/// The checkpoint of a model directory: per format (safetensors first), its index or its
+/// single file; both at once is ambiguous.
+Located locate_in_directory(const fs::path& directory) {
+  constexpr std::array<std::array<const char*, 2>, 2> formats{
+      {{"model.safetensors.index.json", "model.safetensors"}, {"pytorch_model.bin.index.json", "pytorch_model.bin"}}};
+  for (const auto& [index, single] : formats) {
+    const bool has_index = names_a_file(directory / index);
+    const bool has_single = names_a_file(directory / single);
+    if (has_index && has_single)
+      throw ValueError(concat("load_checkpoint: <", directory.native(), ">: holds both ", index, " and ", single,
+                              "; name the one to load"));
+    if (has_index || has_single) return {directory / (has_index ? index : single), has_index};
+  }
+  throw IOError(concat("load_checkpoint: <", directory.native(),
+                       ">: no model.safetensors.index.json, model.safetensors, pytorch_model.bin.index.json or "
+                       "pytorch_model.bin"));
+}
+
+Located locate(const fs::path& path) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0)
+    detail::throw_io_error(concat("load_checkpoint: <", path.native(), ">"), errno);
+  if (S_ISDIR(status.st_mode)) return locate_in_directory(path);
+  if (has_suffix(path, ".index.json")) return {path, true};
+  if (has_suffix(path, ".safetensors") || has_suffix(path, ".bin")) return {path, false};
+  throw ValueError(
+      concat("load_checkpoint: <", path.native(),
+             ">: not a checkpoint: expected a directory, a *.index.json, a *.safetensors or a *.bin file"));
+}
+
+/// The tensors of one checkpoint file that `keep` accepts, and its metadata.
+SafetensorsFile load_file(const fs::path& path, const LoadOptions& options, const Keep& keep) {
+  if (has_suffix(path, ".bin")) return {detail::load_torch_file(path, options, keep), {}};
+  return detail::load_safetensors_selected(path, options, keep);
+}
+
+/// The shard file at `path`, followed through symbolic links; IOError starting with `context` when it is missing.
+detail::ShardFile shard_file(const fs::path& path, std::string_view context) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) detail::throw_io_error(context, errno);
+  return {path, std::uint64_t(status.st_size)};
+}
+
+Keep selection(const CheckpointOptions& options) {
+  if (options.names.empty()) return options.filter;
+  std::vector<std::string> names = options.names;
+  std::sort(names.begin(), names.end());
+  return [names = std::move(names), filter = options.filter](std::string_view name) {
+    return std::binary_search(names.begin(), names.end(), name) && (!filter || filter(name));
+  };
+}
+
+void require_names(const CheckpointOptions& options, const Checkpoint& checkpoint, std::string_view description) {
+  for (const std::string& name : options.names)
+    if (!checkpoint.shard_of.contains(name))
+      throw ValueError(concat(description, ": no tensor named '", name, "' among the selected tensors"));
+}
+
+Checkpoint load_single(const fs::path& path, const CheckpointOptions& options, const LoadOptions& load) {
+  Checkpoint checkpoint;
+  const std::string shard = path.filename().native();
+  const std::string description = concat("load_checkpoint: <", path.native(), ">");
+  detail::ShardReader(options, {shard_file(path, description)}).run([&](std::size_t) {
+    SafetensorsFile file = load_file(path, load, selection(options));
+    checkpoint.tensors = std::move(file.tensors);
+    checkpoint.metadata = std::move(file.metadata);
+  });
+  for (const auto& entry : checkpoint.tensors) checkpoint.shard_of.emplace(entry.first, shard);
+  require_names(options, checkpoint, description);
+  return checkpoint;
+}
+
+Checkpoint load_sharded(const fs::path& index_path, const CheckpointOptions& options, const LoadOptions& load) {
+  const std::string description = concat("load_checkpoint: <", index_path.native(), ">");
+  detail::CheckpointIndex index = detail::read_checkpoint_index(index_path, description);
+  Checkpoint checkpoint;
+  checkpoint.metadata = std::move(index.metadata);
+  checkpoint.shard_of = std::move(index.shard_of);
+  if (const Keep selected = selection(options))
+    std::erase_if(checkpoint.shard_of, [&](const auto& entry) { return !selected(entry.first); });
+  require_names(options, checkpoint, description);
+  std::map<std::string_view, std::vector<std::string_view>> names_in;  // shard -> selected names, sorted
+  for (const auto& [name, shard] : checkpoint.shard_of) names_in[shard].push_back(name);
+
+  const fs::path directory = index_path.parent_path();
+  std::vector<detail::ShardFile> files;
+  for (const auto& [shard, names] : names_in)
+    files.push_back(shard_file(directory / shard,
+                               concat(description, ": shard '", shard, "' (listed for ", names.size(), " tensors)")));
+  std::vector<std::map<std::string, AnyTensor, std::less<>>> loaded(files.size());
+  std::vector<const std::vector<std::string_view>*> wanted;
+  for (const auto& entry : names_in) wanted.push_back(&entry.second);
+  detail::ShardReader(options, files).run([&](std::size_t i) {
+    const auto& names = *wanted[i];
+    loaded[i] = load_file(files[i].path, load, [&names](std::string_view name) {
+                  return std::binary_search(names.begin(), names.end(), name);
+                }).tensors;
+    for (const std::string_view name : names)
+      if (!loaded[i].contains(name))
+        throw ValueError(concat(description, ": the index lists tensor '", name, "' in shard '",
+                                files[i].path.filename().native(), "', which has no tensor of that name"));
+  });
+  for (auto& tensors : loaded) checkpoint.tensors.merge(tensors);
+  return checkpoint;
+}
+
+}  // namespace
+
+const AnyTensor& Checkpoint::at(std::string_view name) const {
+  const auto found = tensors.find(name);
+  if (found == tensors.end())
+    throw ValueError(concat("Checkpoint: no tensor named '", name, "' among ", tensors.size(), " tensors"));
+  return found->second;
+}
+
+Checkpoint load_checkpoint(PathRef path, CheckpointOptions options) {
+  const Located located = locate(path.c_str());
+  const LoadOptions load{.access = options.access, .copy = options.copy, .device = options.device};
+  return located.index ? load_sharded(located.file, options, load) : load_single(located.file, options, load);
+}
+
+}  // namespace zt

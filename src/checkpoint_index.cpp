@@ -1,0 +1,136 @@
+#include "checkpoint_index.hpp"
+
+#include "json.hpp"
+#include "zerotensor/error.hpp"
+#include "zerotensor/mapped_file.hpp"
+
+namespace zt::detail {
+namespace {
+
+constexpr std::uint64_t max_index_size = 100'000'000;  // as a safetensors header
+constexpr int max_index_depth = 3;  // {"metadata": {"key": value}}: a value may be one flat container
+
+/// A shard named by a plain file name in the index's directory: not empty, no '/' (so no
+/// absolute path and no subdirectory), not "." or "..", and no NUL (which would end the
+/// path early).
+bool plain_file_name(std::string_view name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos &&
+         name.find('\0') == std::string_view::npos;
+}
+
+std::string short_name(std::string_view text) {
+  return text.size() > 48 ? concat(text.substr(0, 48), "…") : std::string(text);
+}
+
+/// The index's JSON events: the members of "weight_map" go straight into the result (an
+/// index lists tens of thousands), every other member of the root object is read as a
+/// small document.
+class IndexEvents {
+ public:
+  IndexEvents(const std::string& description, CheckpointIndex& index) : description_(description), index_(index) {}
+
+  bool null() { return value("null", [](JsonBuilder& b) { return b.null(); }); }
+  bool boolean(bool v) { return value("boolean", [v](JsonBuilder& b) { return b.boolean(v); }); }
+  bool number_integer(Json::number_integer_t v) {
+    return value("number", [v](JsonBuilder& b) { return b.number_integer(v); });
+  }
+  bool number_unsigned(Json::number_unsigned_t v) {
+    return value("number", [v](JsonBuilder& b) { return b.number_unsigned(v); });
+  }
+  bool number_float(Json::number_float_t v, const Json::string_t& text) {
+    return value("number", [&](JsonBuilder& b) { return b.number_float(v, text); });
+  }
+  bool string(Json::string_t& v) {
+    if (!capturing_ && level_ == 2) return shard(v);
+    return value("string", [&](JsonBuilder& b) { return b.string(v); });
+  }
+  bool binary(Json::binary_t& v) { return value("binary", [&](JsonBuilder& b) { return b.binary(v); }); }
+  bool start_array(std::size_t n) { return value("array", [n](JsonBuilder& b) { return b.start_array(n); }); }
+  bool start_object(std::size_t n) {
+    if (!capturing_ && (level_ == 0 || (level_ == 1 && member_ == "weight_map"))) {
+      has_weight_map_ = has_weight_map_ || level_ == 1;
+      ++level_;
+      return true;
+    }
+    return value("object", [n](JsonBuilder& b) { return b.start_object(n); });
+  }
+  bool key(Json::string_t& name) {
+    if (capturing_) return builder_.key(name);
+    (level_ == 1 ? member_ : tensor_) = std::move(name);
+    return true;
+  }
+  bool end_array() { return forward([](JsonBuilder& b) { return b.end_array(); }); }
+  bool end_object() {
+    if (capturing_) return forward([](JsonBuilder& b) { return b.end_object(); });
+    if (--level_ == 0 && !has_weight_map_) fail("the index has no \"weight_map\"");
+    return true;
+  }
+
+ private:
+  template <class... Parts>
+  [[noreturn]] void fail(const Parts&... parts) const {
+    throw ValueError(concat(description_, ": ", parts...));
+  }
+
+  bool shard(Json::string_t& file) {
+    if (!plain_file_name(file))
+      fail("tensor '", short_name(tensor_), "' names shard '", short_name(file),
+           "', which is not a plain file name in the index's directory (no '/', no '..')");
+    index_.shard_of.emplace(std::move(tensor_), std::move(file));
+    return true;
+  }
+
+  /// A value outside "weight_map"'s members: the start of a captured document, or an error.
+  template <class Event>
+  bool value(const char* type, Event event) {
+    if (!capturing_) {
+      if (level_ == 0) fail("the index must be a JSON object; found ", type);
+      if (level_ == 2) fail("\"weight_map\" value for tensor '", short_name(tensor_),
+                             "' must be a string (a shard file name); found ", type);
+      capturing_ = true;
+    }
+    return forward(event);
+  }
+
+  template <class Event>
+  bool forward(Event event) {
+    event(builder_);
+    if (builder_.complete()) finish_capture(builder_.take());
+    return true;
+  }
+
+  void finish_capture(const Json& value) {
+    capturing_ = false;
+    if (member_ == "weight_map") fail("\"weight_map\" must be an object; found ", value.type_name());
+    if (member_ != "metadata") return;  // other members are not ours to judge
+    if (!value.is_object()) fail("\"metadata\" must be an object; found ", value.type_name());
+    for (const auto& [key, item] : value.items())
+      index_.metadata.emplace(key, item.is_string() ? item.get<std::string>() : item.dump());
+  }
+
+  const std::string& description_;
+  CheckpointIndex& index_;
+  int level_ = 0;           // the root (1) and "weight_map" (2) open outside any captured document
+  bool capturing_ = false;  // a value is being read into builder_
+  bool has_weight_map_ = false;
+  JsonBuilder builder_;
+  std::string member_;  // the root's member being read
+  std::string tensor_;  // the "weight_map" member being read
+};
+
+}  // namespace
+
+CheckpointIndex read_checkpoint_index(PathRef path, const std::string& description) {
+  const Buffer mapping = map_file(path);
+  if (mapping.nbytes() > max_index_size)
+    throw ValueError(concat(description, ": ", mapping.nbytes(), " bytes exceed the limit of ", max_index_size,
+                            " bytes for an index"));
+  const auto bytes = mapping.bytes();
+  CheckpointIndex index;
+  IndexEvents events(description, index);
+  read_json_events({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, max_index_depth, description,
+                   events);
+  return index;
+}
+
+}  // namespace zt::detail

@@ -1,0 +1,94 @@
+#include "checkpoint_shards.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <exception>
+#include <thread>
+
+#include "file_io.hpp"
+
+namespace zt::detail {
+namespace {
+
+constexpr unsigned max_default_threads = 16;
+
+unsigned thread_count(unsigned asked, std::size_t shards) {
+  const unsigned wanted =
+      asked != 0 ? asked : std::min(std::max(std::thread::hardware_concurrency(), 1u), max_default_threads);
+  return unsigned(std::max<std::size_t>(1, std::min<std::size_t>(wanted, shards)));
+}
+
+/// Closes a descriptor on every path out.
+struct Descriptor {
+  int fd;
+  ~Descriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+ShardReader::ShardReader(const CheckpointOptions& options, std::vector<ShardFile> files)
+    : options_(options), files_(std::move(files)) {
+  for (const ShardFile& file : files_) total_ += file.size;
+}
+
+void ShardReader::advance(std::uint64_t bytes) {
+  if (!options_.progress) return;
+  const std::lock_guard lock(progress_mutex_);
+  done_ += bytes;
+  options_.progress(done_, total_);
+}
+
+void ShardReader::prefetch(const ShardFile& file, std::vector<std::byte>& buffer) {
+  const Descriptor in{::open(file.path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (in.fd < 0)
+    throw_io_error(concat("load_checkpoint: unable to open file <", file.path.native(), "> to prefetch"), errno);
+  ::posix_fadvise(in.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  buffer.resize(std::max<std::size_t>(options_.prefetch_chunk, 1));
+  for (off_t offset = 0;;) {
+    const ssize_t got = ::pread(in.fd, buffer.data(), buffer.size(), offset);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw_io_error(concat("load_checkpoint: unable to read file <", file.path.native(), ">"), errno);
+    if (got == 0) return;
+    offset += got;
+    advance(std::uint64_t(got));
+  }
+}
+
+void ShardReader::read_one(std::size_t shard, std::vector<std::byte>& buffer,
+                           const std::function<void(std::size_t)>& job) {
+  if (options_.prefetch) prefetch(files_[shard], buffer);  // closes the file before the job opens it
+  job(shard);
+  if (!options_.prefetch) advance(files_[shard].size);
+}
+
+void ShardReader::run(const std::function<void(std::size_t)>& job) {
+  std::vector<std::exception_ptr> errors(files_.size());
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  const auto work = [&] {
+    std::vector<std::byte> buffer;
+    for (std::size_t shard; !failed && (shard = next++) < files_.size();) {
+      try {
+        read_one(shard, buffer, job);
+      } catch (...) {
+        errors[shard] = std::current_exception();
+        failed = true;
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> helpers;
+    for (unsigned i = 1; i < thread_count(options_.threads, files_.size()); ++i) helpers.emplace_back(work);
+    work();
+  }
+  for (const std::exception_ptr& error : errors)
+    if (error) std::rethrow_exception(error);
+}
+
+}  // namespace zt::detail
