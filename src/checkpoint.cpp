@@ -1,3 +1,4 @@
+#include "concat.hpp"
 #include "zerotensor/checkpoint.hpp"
 
 #include <sys/stat.h>

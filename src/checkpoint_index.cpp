@@ -1,3 +1,4 @@
+#include "concat.hpp"
 #include "checkpoint_index.hpp"
 
 #include "json.hpp"

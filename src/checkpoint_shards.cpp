@@ -1,3 +1,4 @@
+#include "concat.hpp"
 #include "checkpoint_shards.hpp"
 
 #include <fcntl.h>

@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "zerotensor/export.hpp"
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/load_options.hpp"
 #include "zerotensor/path_ref.hpp"
@@ -63,7 +64,7 @@ struct CheckpointOptions {
 
 /// The selected tensors of a checkpoint, by name, the shard file each came from, and the
 /// index's "metadata" (a single .safetensors file: its "__metadata__").
-struct Checkpoint {
+struct ZT_API Checkpoint {
   std::map<std::string, AnyTensor, std::less<>> tensors;
   std::map<std::string, std::string, std::less<>> shard_of;
   std::map<std::string, std::string, std::less<>> metadata;
@@ -79,6 +80,6 @@ struct Checkpoint {
 /// not have, a directory holding both an index and the single file, or another file type.
 /// .bin checkpoints (torch.save) need zt::load_torch: until the library has it, a
 /// ValueError says so.
-[[nodiscard]] Checkpoint load_checkpoint(PathRef path, CheckpointOptions options = {});
+[[nodiscard]] ZT_API Checkpoint load_checkpoint(PathRef path, CheckpointOptions options = {});
 
 }  // namespace zt
