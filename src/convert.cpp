@@ -1,8 +1,12 @@
 #include "zerotensor/convert.hpp"
 
+#include <algorithm>
 #include <complex>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <numeric>
 
 #include "strided_walk.hpp"
 #include "zerotensor/shares_memory.hpp"
@@ -70,19 +74,54 @@ void convert_contiguous(const From* __restrict in, To* __restrict out, index_t c
   }
 }
 
+/// One run of `count` elements, `in_step` and `out_step` apart.
+template <class To, class From>
+void convert_run(const From* in, index_t in_step, To* out, index_t out_step, index_t count) {
+  if (in_step == 1 && out_step == 1) return convert_contiguous(in, out, count);
+  for (index_t i = 0; i < count; ++i) out[i * out_step] = convert_value<To>(in[i * in_step]);
+}
+
+/// A rows x columns block. When the source steps further along a row than down a column
+/// (a transpose), the block goes in square tiles that keep the lines of both in cache.
+template <class To, class From>
+void convert_block(const From* in, const std::array<index_t, 2>& in_steps, To* out,
+                   const std::array<index_t, 2>& out_steps, index_t rows, index_t columns) {
+  constexpr index_t tile = 32;
+  const auto magnitude = [](index_t step) { return step < 0 ? -step : step; };
+  if (magnitude(in_steps[1]) <= magnitude(in_steps[0]) || rows < tile || columns < tile) {
+    for (index_t r = 0; r < rows; ++r)
+      convert_run(in + r * in_steps[0], in_steps[1], out + r * out_steps[0], out_steps[1], columns);
+    return;
+  }
+  for (index_t r0 = 0; r0 < rows; r0 += tile) {
+    const index_t r1 = std::min(rows, r0 + tile);
+    for (index_t c0 = 0; c0 < columns; c0 += tile) {
+      const index_t c1 = std::min(columns, c0 + tile);
+      for (index_t r = r0; r < r1; ++r)
+        for (index_t c = c0; c < c1; ++c)
+          out[r * out_steps[0] + c * out_steps[1]] = convert_value<To>(in[r * in_steps[0] + c * in_steps[1]]);
+    }
+  }
+}
+
+/// The one strided copy: the layout coalesced in the destination's memory order, then
+/// blocks of its two innermost dimensions (contiguous runs by memcpy or a vectorised loop).
 template <class Source, class To>
 void convert_typed(const Tensor<Source>& source, const Tensor<To>& destination) {
   using From = std::remove_const_t<Source>;
   const From* in = source.data();
   To* out = destination.data();
-  if (source.is_contiguous() && destination.is_contiguous()) return convert_contiguous(in, out, source.numel());
-  const std::size_t inner = source.rank() == 0 ? 0 : source.rank() - 1;
-  const index_t in_step = source.rank() == 0 ? 1 : source.stride(inner);
-  const index_t out_step = source.rank() == 0 ? 1 : destination.stride(inner);
-  detail::for_each_row<2>(source.shape(), {source.strides(), destination.strides()},
-                          [&](const std::array<index_t, 2>& offsets, index_t length, std::span<const index_t>) {
-                            for (index_t i = 0; i < length; ++i)
-                              out[offsets[1] + i * out_step] = convert_value<To>(in[offsets[0] + i * in_step]);
+  const detail::CoalescedLayout<2> layout = detail::coalesce<2>(source.shape(), {destination.strides(), source.strides()});
+  const std::size_t rank = layout.shape.size();
+  if (rank == 0) return convert_run(in, 1, out, 1, 1);
+  if (rank == 1) return convert_run(in, layout.strides[1][0], out, layout.strides[0][0], layout.shape[0]);
+  const std::span<const index_t> outer = layout.shape.span().first(rank - 1);
+  const std::array<index_t, 2> in_steps{layout.strides[1][rank - 2], layout.strides[1][rank - 1]};
+  const std::array<index_t, 2> out_steps{layout.strides[0][rank - 2], layout.strides[0][rank - 1]};
+  detail::for_each_row<2>(outer, {layout.strides[0].span().first(rank - 1), layout.strides[1].span().first(rank - 1)},
+                          [&](const std::array<index_t, 2>& offsets, index_t rows, std::span<const index_t>) {
+                            convert_block(in + offsets[1], in_steps, out + offsets[0], out_steps, rows,
+                                          layout.shape[rank - 1]);
                           });
 }
 
@@ -144,6 +183,19 @@ To store_value(const Scalar& scalar, DType dtype) {
 }  // namespace
 
 namespace detail {
+bool elements_may_overlap(const AnyTensor& a, const AnyTensor& b) {
+  if (!shares_memory(a, b)) return false;
+  std::uint64_t period = 0;
+  for (const AnyTensor* view : {&a, &b})
+    for (std::size_t d = 0; d < view->rank(); ++d)
+      if (view->shape()[d] > 1) period = std::gcd(period, std::uint64_t(std::abs(view->strides()[d])) * view->itemsize());
+  if (period < a.itemsize() + b.itemsize()) return true;
+  const auto address = [](const AnyTensor& t) { return std::int64_t(reinterpret_cast<std::uintptr_t>(t.data_ptr())); };
+  const auto modulus = std::int64_t(period);
+  const auto b_after_a = std::uint64_t(((address(b) - address(a)) % modulus + modulus) % modulus);  // b past a
+  return b_after_a < a.itemsize() || b_after_a + b.itemsize() > period;
+}
+
 void store_scalar(const Scalar& value, DType dtype, void* destination) {
   dispatch(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -162,8 +214,9 @@ void copy_into(const AnyTensor& source, const AnyTensor& destination) {
   if (!destination.device().is_host_accessible())
     detail::throw_not_host_accessible("copy_into", destination.device());
   if (source.numel() == 0 || same_view(source, destination)) return;
-  // As NumPy's copyto and PyTorch's copy_: overlapping memory reads as it was before the copy.
-  const AnyTensor input = shares_memory(source, destination) ? source.clone() : source;
+  // As NumPy's copyto and PyTorch's copy_: overlapping elements read as they were before the
+  // copy. The copy walks in its own order, so a source that overlaps is copied first.
+  const AnyTensor input = detail::elements_may_overlap(source, destination) ? source.clone() : source;
   dispatch(destination.dtype(), [&](auto tag) {
     const auto out = destination.as<typename decltype(tag)::type>();
     input.visit([&](const auto& in) { convert_typed(in, out); });
