@@ -1,6 +1,6 @@
 // The copies of issue 26, each timed in one loop with its floors (ratio.hpp's paired
 // benchmarks): memcpy of the output bytes, and, where libtorch is found, the same copy by
-// libtorch's copy_ / .contiguous() on one thread and on its default thread count.
+// libtorch's copy_ / .contiguous(), on one thread (ZT_BENCH_TORCH_THREADS=0: its default).
 //   conversions of 1e6 elements: float32 → int32, float32 → float16, float16 → float32
 //   one column: shape (1e6, 1), strides (2, 1), float32, copied into a fresh (1e6, 1)
 //   clone() of a transposed 4096 x 4096 float32
@@ -12,11 +12,13 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
-#include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "ratio.hpp"
@@ -48,6 +50,14 @@ std::vector<T> filled(std::size_t n) {
 constexpr zt::index_t million = 1'000'000;
 constexpr zt::index_t side = 4096;
 
+#if ZT_HAVE_TORCH
+template <class T>
+at::ScalarType torch_type() {
+  if constexpr (std::is_same_v<T, Eigen::half>) return at::kHalf;
+  else return at::CppTypeToScalarType<T>::value;
+}
+#endif
+
 template <class From, class To>
 Row conversion(const std::string& name) {
   static std::vector<From> in = filled<From>(million);
@@ -56,8 +66,8 @@ Row conversion(const std::string& name) {
           million * sizeof(To), nullptr};
 #if ZT_HAVE_TORCH
   row.torch = [] {
-    static at::Tensor source = at::from_blob(in.data(), {million}, at::CppTypeToScalarType<From>::value);
-    static at::Tensor destination = at::empty({million}, at::CppTypeToScalarType<To>::value);
+    static at::Tensor source = at::from_blob(in.data(), {million}, torch_type<From>());
+    static at::Tensor destination = at::empty({million}, torch_type<To>());
     destination.copy_(source);
   };
 #endif
@@ -136,14 +146,19 @@ void open_pread(const std::string& path, std::size_t bytes) {
 
 void memcpy_fresh(std::size_t bytes) {
   static std::vector<char> from(std::size_t(side * side * sizeof(float)));
-  std::vector<char> to(bytes);  // fresh memory, as the copies write
-  std::memcpy(to.data(), from.data(), bytes);
-  benchmark::DoNotOptimize(to.data());
+  const std::unique_ptr<char[]> to(new char[bytes]);  // fresh memory, as the copies write
+  std::memcpy(to.get(), from.data(), bytes);
+  benchmark::DoNotOptimize(to.get());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+#if ZT_HAVE_TORCH
+  // libtorch on one thread unless ZT_BENCH_TORCH_THREADS says otherwise (0: its default).
+  const char* threads = std::getenv("ZT_BENCH_TORCH_THREADS");
+  if (threads == nullptr || std::atoi(threads) != 0) at::set_num_threads(threads == nullptr ? 1 : std::atoi(threads));
+#endif
   std::vector<zt_bench::Comparison> comparisons;
   const std::vector<Row> rows = {conversion<float, std::int32_t>("f32_to_i32_1e6"),
                                  conversion<float, Eigen::half>("f32_to_f16_1e6"),
@@ -157,15 +172,9 @@ int main(int argc, char** argv) {
                               row.zerotensor, [bytes] { memcpy_fresh(bytes); })
         ->Unit(benchmark::kMillisecond);
 #if ZT_HAVE_TORCH
-    for (const int threads : {1, 0}) {
-      const auto torch = [threads, copy = row.torch] {
-        at::set_num_threads(threads == 0 ? int(std::thread::hardware_concurrency()) : threads);
-        copy();
-      };
-      const std::string label = threads == 1 ? "torch_1_thread" : "torch_default_threads";
-      zt_bench::register_paired(comparisons, "BM_" + row.name + "_vs_" + label, label, row.zerotensor, torch)
-          ->Unit(benchmark::kMillisecond);
-    }
+    const std::string label = "torch_" + std::to_string(at::get_num_threads()) + "_threads";
+    zt_bench::register_paired(comparisons, "BM_" + row.name + "_vs_" + label, label, row.zerotensor, row.torch)
+        ->Unit(benchmark::kMillisecond);
 #endif
   }
   const std::string& npy = small_npy();

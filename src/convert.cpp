@@ -82,24 +82,30 @@ void convert_run(const From* in, index_t in_step, To* out, index_t out_step, ind
 }
 
 /// A rows x columns block. When the source steps further along a row than down a column
-/// (a transpose), the block goes in square tiles that keep the lines of both in cache.
+/// (a transpose), the block goes in tiles of tiles: 8 x 8 elements read down the source's
+/// columns (few lines at once, since lines a power of two apart share a cache set), inside
+/// 256 x 256 tiles that keep both sides' lines in cache.
 template <class To, class From>
 void convert_block(const From* in, const std::array<index_t, 2>& in_steps, To* out,
                    const std::array<index_t, 2>& out_steps, index_t rows, index_t columns) {
-  constexpr index_t tile = 32;
+  constexpr index_t tile = 256, micro = 8;
   const auto magnitude = [](index_t step) { return step < 0 ? -step : step; };
-  if (magnitude(in_steps[1]) <= magnitude(in_steps[0]) || rows < tile || columns < tile) {
+  if (magnitude(in_steps[1]) <= magnitude(in_steps[0]) || rows < micro || columns < micro) {
     for (index_t r = 0; r < rows; ++r)
       convert_run(in + r * in_steps[0], in_steps[1], out + r * out_steps[0], out_steps[1], columns);
     return;
   }
   for (index_t r0 = 0; r0 < rows; r0 += tile) {
-    const index_t r1 = std::min(rows, r0 + tile);
     for (index_t c0 = 0; c0 < columns; c0 += tile) {
-      const index_t c1 = std::min(columns, c0 + tile);
-      for (index_t r = r0; r < r1; ++r)
-        for (index_t c = c0; c < c1; ++c)
-          out[r * out_steps[0] + c * out_steps[1]] = convert_value<To>(in[r * in_steps[0] + c * in_steps[1]]);
+      const index_t r1 = std::min(rows, r0 + tile), c1 = std::min(columns, c0 + tile);
+      for (index_t r = r0; r < r1; r += micro) {
+        for (index_t c = c0; c < c1; c += micro) {
+          const index_t r_end = std::min(r1, r + micro), c_end = std::min(c1, c + micro);
+          for (index_t j = c; j < c_end; ++j)
+            for (index_t i = r; i < r_end; ++i)
+              out[i * out_steps[0] + j * out_steps[1]] = convert_value<To>(in[i * in_steps[0] + j * in_steps[1]]);
+        }
+      }
     }
   }
 }

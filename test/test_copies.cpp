@@ -19,14 +19,14 @@ std::vector<std::int32_t> iota(std::size_t n) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(clone_of_a_transpose_larger_than_a_tile_is_the_transpose) {
-  // 70 x 45: tiles of 32 with partial tiles at both edges.
-  std::vector<std::int32_t> values = iota(70 * 45);
-  const zt::AnyTensor transposed = zt::Tensor<std::int32_t, 2>(values.data(), {45, 70}, {1, 45});
+  // 262 x 300: partial tiles (of 256) and partial micro-tiles (of 8) at both edges.
+  std::vector<std::int32_t> values = iota(262 * 300);
+  const zt::AnyTensor transposed = zt::Tensor<std::int32_t, 2>(values.data(), {300, 262}, {1, 300});
   const zt::AnyTensor copy = transposed.clone();
   BOOST_TEST(copy.is_contiguous());
   const auto out = copy.as<const std::int32_t, 2>();
-  for (zt::index_t r = 0; r < 45; ++r)
-    for (zt::index_t c = 0; c < 70; ++c) BOOST_TEST_REQUIRE(out(r, c) == std::int32_t(c * 45 + r));
+  for (zt::index_t r = 0; r < 300; ++r)
+    for (zt::index_t c = 0; c < 262; ++c) BOOST_TEST_REQUIRE(out(r, c) == std::int32_t(c * 300 + r));
 }
 
 BOOST_AUTO_TEST_CASE(to_of_a_transpose_converts_every_element) {
