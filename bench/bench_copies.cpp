@@ -32,11 +32,13 @@
 
 namespace {
 
-/// One row: a zerotensor copy, its output's byte count, and (with libtorch) the same copy.
+/// One row: a zerotensor copy, its output's byte count, whether it writes fresh memory
+/// (clone) or memory written before (copy_into), and (with libtorch) the same copy.
 struct Row {
   std::string name;
   std::function<void()> zerotensor;
   std::size_t output_bytes;
+  bool fresh_output;
   std::function<void()> torch;
 };
 
@@ -63,7 +65,7 @@ Row conversion(const std::string& name) {
   static std::vector<From> in = filled<From>(million);
   static std::vector<To> out(million);
   Row row{name, [] { zt::copy_into(zt::Tensor<From, 1>(in.data(), {million}, {1}), zt::Tensor<To, 1>(out.data(), {million}, {1})); },
-          million * sizeof(To), nullptr};
+          million * sizeof(To), false, nullptr};
 #if ZT_HAVE_TORCH
   row.torch = [] {
     static at::Tensor source = at::from_blob(in.data(), {million}, torch_type<From>());
@@ -79,7 +81,7 @@ Row column() {
   static std::vector<float> out(million);
   Row row{"column_n1_strides_2_1",
           [] { zt::copy_into(zt::Tensor<float, 2>(in.data(), {million, 1}, {2, 1}), zt::Tensor<float, 2>(out.data(), {million, 1}, {1, 1})); },
-          million * sizeof(float), nullptr};
+          million * sizeof(float), false, nullptr};
 #if ZT_HAVE_TORCH
   row.torch = [] {
     static at::Tensor source = at::from_blob(in.data(), {million, 1}, {2, 1}, at::kFloat);
@@ -97,7 +99,7 @@ Row transposed_clone() {
             zt::AnyTensor copy = zt::AnyTensor(zt::Tensor<float, 2>(in.data(), {side, side}, {1, side})).clone();
             benchmark::DoNotOptimize(copy.data_ptr());
           },
-          side * side * sizeof(float), nullptr};
+          side * side * sizeof(float), true, nullptr};
 #if ZT_HAVE_TORCH
   row.torch = [] {
     static at::Tensor source = at::from_blob(in.data(), {side, side}, at::kFloat).t();
@@ -115,7 +117,7 @@ Row even_to_odd_columns() {
             zt::copy_into(zt::Tensor<float, 2>(buffer.data(), {side, side / 2}, {side, 2}),
                           zt::Tensor<float, 2>(buffer.data() + 1, {side, side / 2}, {side, 2}));
           },
-          side * side / 2 * sizeof(float), nullptr};
+          side * side / 2 * sizeof(float), false, nullptr};
 #if ZT_HAVE_TORCH
   row.torch = [] {
     static at::Tensor all = at::from_blob(buffer.data(), {side, side}, at::kFloat);
@@ -144,11 +146,13 @@ void open_pread(const std::string& path, std::size_t bytes) {
   ::close(fd);
 }
 
-void memcpy_fresh(std::size_t bytes) {
-  static std::vector<char> from(std::size_t(side * side * sizeof(float)));
-  const std::unique_ptr<char[]> to(new char[bytes]);  // fresh memory, as the copies write
-  std::memcpy(to.get(), from.data(), bytes);
-  benchmark::DoNotOptimize(to.get());
+/// The floor of a row: its output's bytes copied into fresh memory (as clone writes) or
+/// into memory written before (as copy_into does).
+void copy_bytes(std::size_t bytes, bool fresh) {
+  static std::vector<char> from(std::size_t(side * side * sizeof(float))), written(from.size());
+  const std::unique_ptr<char[]> to(fresh ? new char[bytes] : nullptr);
+  std::memcpy(fresh ? to.get() : written.data(), from.data(), bytes);
+  benchmark::DoNotOptimize(fresh ? to.get() : written.data());
 }
 
 }  // namespace
@@ -168,8 +172,9 @@ int main(int argc, char** argv) {
                                  even_to_odd_columns()};
   for (const Row& row : rows) {
     const std::size_t bytes = row.output_bytes;
+    const bool fresh = row.fresh_output;
     zt_bench::register_paired(comparisons, "BM_" + row.name + "_vs_memcpy", "memcpy of the output",
-                              row.zerotensor, [bytes] { memcpy_fresh(bytes); })
+                              row.zerotensor, [bytes, fresh] { copy_bytes(bytes, fresh); })
         ->Unit(benchmark::kMillisecond);
 #if ZT_HAVE_TORCH
     const std::string label = "torch_" + std::to_string(at::get_num_threads()) + "_threads";

@@ -1,8 +1,11 @@
 // The strided copy under copy_into, clone and to: coalesced dimensions, any loop order,
-// tiled transposes, and copies between interleaved views of one buffer without a temporary.
+// tiled transposes, copies between interleaved views of one buffer without a temporary,
+// and float16 conversions in bulk (F16C where the CPU has it) with Eigen::half's values.
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -107,4 +110,85 @@ BOOST_AUTO_TEST_CASE(a_copy_onto_overlapping_columns_reads_the_source_as_it_was)
   zt::copy_into(zt::Tensor<std::int32_t, 2>(values.data(), {3, 3}, {4, 1}),
                 zt::Tensor<std::int32_t, 2>(values.data() + 1, {3, 3}, {4, 1}));
   BOOST_TEST((values == std::vector<std::int32_t>{0, 0, 1, 2, 4, 4, 5, 6, 8, 8, 9, 10}));
+}
+
+namespace {
+
+template <class T, class U>
+T bits_of(U value) {
+  static_assert(sizeof(T) == sizeof(U));
+  T bits;
+  std::memcpy(&bits, &value, sizeof(T));
+  return bits;
+}
+
+/// Edge floats for float16: NaNs with payloads and signs, ±inf, the largest half and the
+/// first values that round to inf, -0.0, ties that round to even, and subnormal halves
+/// and the ties between them.
+std::vector<float> float16_edges() {
+  std::vector<float> values = {bits_of<float>(0x7fc00000u), bits_of<float>(0xffc00001u), bits_of<float>(0x7fa00000u),
+                               bits_of<float>(0x7f800001u), std::numeric_limits<float>::infinity(),
+                               -std::numeric_limits<float>::infinity(), 65504.0f, 65519.99f, 65520.0f, -65520.0f,
+                               -0.0f, 0.0f, 1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f, 0x1p-24f, 0x1p-25f, 0x1.8p-24f,
+                               0x1p-14f, 0x1.ff8p-15f, 1e-30f, -1e-30f, 3.14159f, -2.5f, 300.0f};
+  return values;  // 24 values: three vector blocks of 8; a prefix of 21 leaves a tail of 5
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_float16_converts_to_float32_as_eigen_half_does) {
+  std::vector<std::uint16_t> halves(65536);
+  std::iota(halves.begin(), halves.end(), std::uint16_t(0));
+  const zt::AnyTensor floats =
+      zt::AnyTensor(zt::Tensor<Eigen::half, 1>(reinterpret_cast<Eigen::half*>(halves.data()), {65536}, {1})).to(zt::float32);
+  const auto out = floats.as<const float, 1>();
+  for (std::size_t i = 0; i < halves.size(); ++i)
+    BOOST_TEST_REQUIRE(bits_of<std::uint32_t>(out(zt::index_t(i))) ==
+                       bits_of<std::uint32_t>(static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(halves[i]))));
+}
+
+BOOST_AUTO_TEST_CASE(float32_edges_convert_to_float16_as_eigen_half_does) {
+  std::vector<float> values = float16_edges();
+  for (const zt::index_t count : {zt::index_t(values.size()), zt::index_t(21)}) {
+    std::vector<Eigen::half> out(static_cast<std::size_t>(count));
+    zt::copy_into(zt::Tensor<float, 1>(values.data(), {count}, {1}), zt::Tensor<Eigen::half, 1>(out.data(), {count}, {1}));
+    for (std::size_t i = 0; i < out.size(); ++i)
+      BOOST_TEST_REQUIRE(bits_of<std::uint16_t>(out[i]) == bits_of<std::uint16_t>(Eigen::half(values[i])), "value " << i);
+  }
+  // Spot checks of the rule itself.
+  std::vector<Eigen::half> out(values.size());
+  zt::copy_into(zt::Tensor<float, 1>(values.data(), {24}, {1}), zt::Tensor<Eigen::half, 1>(out.data(), {24}, {1}));
+  BOOST_TEST(bits_of<std::uint16_t>(out[0]) == 0x7e00);  // NaN: the quiet NaN, whatever its payload
+  BOOST_TEST(bits_of<std::uint16_t>(out[1]) == 0xfe00);
+  BOOST_TEST(bits_of<std::uint16_t>(out[2]) == 0x7e00);
+  BOOST_TEST(bits_of<std::uint16_t>(out[7]) == 0x7bff);  // 65519.99: the largest half
+  BOOST_TEST(bits_of<std::uint16_t>(out[8]) == 0x7c00);  // 65520 rounds to inf
+  BOOST_TEST(bits_of<std::uint16_t>(out[10]) == 0x8000);  // -0.0 keeps its sign
+  BOOST_TEST(bits_of<std::uint16_t>(out[12]) == 0x3c00);  // a tie rounds to even
+  BOOST_TEST(bits_of<std::uint16_t>(out[13]) == 0x3c02);
+  BOOST_TEST(bits_of<std::uint16_t>(out[14]) == 0x0001);  // the smallest subnormal half
+  BOOST_TEST(bits_of<std::uint16_t>(out[15]) == 0x0000);  // half of it: a tie, to even (zero)
+  BOOST_TEST(bits_of<std::uint16_t>(out[16]) == 0x0002);  // 1.5 of it: a tie, to even
+}
+
+BOOST_AUTO_TEST_CASE(float16_converts_to_and_from_integers_through_float) {
+  const std::vector<float> values = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                                     -std::numeric_limits<float>::infinity(), 65504.0f, -0.0f, 2.5f, -2.5f, 300.0f,
+                                     -1.75f};
+  std::vector<Eigen::half> halves;
+  for (const float v : values) halves.push_back(Eigen::half(v));
+  const zt::AnyTensor half_view = zt::Tensor<Eigen::half, 1>(halves.data(), {9}, {1});
+  const auto int32 = half_view.to(zt::int32).as<const std::int32_t, 1>();
+  const std::vector<std::int32_t> expected_int32 = {0, -1, 0, 65504, 0, 2, -2, 300, -1};  // ±inf saturate in int64, then wrap
+  for (zt::index_t i = 0; i < 9; ++i) BOOST_TEST(int32(i) == expected_int32[std::size_t(i)]);
+  const auto uint8 = half_view.to(zt::uint8).as<const std::uint8_t, 1>();
+  const std::vector<std::uint8_t> expected_uint8 = {0, 255, 0, 224, 0, 2, 254, 44, 255};
+  for (zt::index_t i = 0; i < 9; ++i) BOOST_TEST(uint8(i) == expected_uint8[std::size_t(i)]);
+  const auto as_bool = half_view.to(zt::bool_).as<const bool, 1>();
+  for (zt::index_t i = 0; i < 9; ++i) BOOST_TEST(as_bool(i) == (i != 4));
+  std::vector<std::int64_t> integers = {0, -1, 2049, 65504, 65520, -70000, 1, 2, 3};
+  const auto back = zt::AnyTensor(zt::Tensor<std::int64_t, 1>(integers.data(), {9}, {1})).to(zt::float16).as<const Eigen::half, 1>();
+  const std::vector<float> expected_halves = {0, -1, 2048, 65504, std::numeric_limits<float>::infinity(),
+                                              -std::numeric_limits<float>::infinity(), 1, 2, 3};
+  for (zt::index_t i = 0; i < 9; ++i) BOOST_TEST(static_cast<float>(back(i)) == expected_halves[std::size_t(i)]);
 }
