@@ -124,6 +124,9 @@ void halves_to_floats(const Eigen::half* in, float* out, index_t count) {
   for (index_t i = done; i < count; ++i) out[i] = static_cast<float>(in[i]);
 }
 
+template <class To, class From>
+void convert_contiguous(const From* __restrict in, To* __restrict out, index_t count);
+
 /// Any conversion to or from float16 goes through float (as convert_value does), in
 /// chunks of a small buffer so that the float16 side converts in bulk.
 template <class To, class From>
@@ -138,9 +141,29 @@ void convert_through_float(const From* in, To* out, index_t count) {
     for (index_t start = 0; start < count; start += chunk) {
       const index_t n = std::min(chunk, count - start);
       if constexpr (std::is_same_v<From, Eigen::half>) halves_to_floats(in + start, floats, n);
-      else for (index_t i = 0; i < n; ++i) floats[i] = convert_value<float>(in[start + i]);
+      else convert_contiguous(in + start, floats, n);
       if constexpr (std::is_same_v<To, Eigen::half>) floats_to_halves(floats, out + start, n);
-      else for (index_t i = 0; i < n; ++i) out[start + i] = convert_value<To>(floats[i]);
+      else convert_contiguous(floats, out + start, n);
+    }
+  }
+}
+
+/// Float -> an integer of at most 32 bits, in chunks: a chunk whose values are all within
+/// int32 (no NaN, nothing to saturate) converts through int32, which gives
+/// float_to_integer's values in a loop the compiler vectorises; other chunks go value by
+/// value.
+template <class To, class From>
+void float_to_small_integers(const From* __restrict in, To* __restrict out, index_t count) {
+  constexpr index_t chunk = 64;
+  constexpr From lowest = From(-2147483648.0), limit = From(2147483648.0);
+  for (index_t start = 0; start < count; start += chunk) {
+    const index_t n = std::min(chunk, count - start);
+    bool inside = true;
+    for (index_t i = 0; i < n; ++i) inside &= (in[start + i] >= lowest) & (in[start + i] < limit);
+    if (inside) {
+      for (index_t i = 0; i < n; ++i) out[start + i] = static_cast<To>(static_cast<std::int32_t>(in[start + i]));
+    } else {
+      for (index_t i = 0; i < n; ++i) out[start + i] = float_to_integer<To>(in[start + i]);
     }
   }
 }
@@ -153,6 +176,9 @@ void convert_contiguous(const From* __restrict in, To* __restrict out, index_t c
     std::memcpy(out, in, std::size_t(count) * sizeof(To));
   } else if constexpr (std::is_same_v<From, Eigen::half> || std::is_same_v<To, Eigen::half>) {
     convert_through_float(in, out, count);
+  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To> && !std::is_same_v<To, bool> &&
+                       sizeof(To) <= 4) {
+    float_to_small_integers(in, out, count);
   } else {
     for (index_t i = 0; i < count; ++i) out[i] = convert_value<To>(in[i]);
   }

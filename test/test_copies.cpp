@@ -3,10 +3,12 @@
 // and float16 conversions in bulk (F16C where the CPU has it) with Eigen::half's values.
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "zerotensor/convert.hpp"
@@ -191,4 +193,39 @@ BOOST_AUTO_TEST_CASE(float16_converts_to_and_from_integers_through_float) {
   const std::vector<float> expected_halves = {0, -1, 2048, 65504, std::numeric_limits<float>::infinity(),
                                               -std::numeric_limits<float>::infinity(), 1, 2, 3};
   for (zt::index_t i = 0; i < 9; ++i) BOOST_TEST(static_cast<float>(back(i)) == expected_halves[std::size_t(i)]);
+}
+
+BOOST_AUTO_TEST_CASE(float_to_int32_and_uint8_in_chunks_with_and_without_edges) {
+  // 200 values: the first chunks of 64 all inside int32 (converted in bulk), the third holds
+  // NaN, ±inf and values beyond int32 (converted value by value), the last a partial chunk.
+  std::vector<float> values(200);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = float(i) * 1.5f - 100.25f;
+  values[10] = 2147483520.0f;   // the largest float below 2^31
+  values[11] = -2147483648.0f;  // -2^31, inside
+  values[12] = -0.0f;
+  values[150] = std::numeric_limits<float>::quiet_NaN();
+  values[151] = 3e9f;
+  values[152] = -3e9f;
+  values[153] = 2147483648.0f;  // 2^31: int64 2^31, which int32 wraps to -2^31
+  values[154] = std::numeric_limits<float>::infinity();
+  values[155] = -std::numeric_limits<float>::infinity();
+  std::vector<std::int32_t> int32(200);
+  std::vector<std::uint8_t> uint8(200);
+  zt::copy_into(zt::Tensor<float, 1>(values.data(), {200}, {1}), zt::Tensor<std::int32_t, 1>(int32.data(), {200}, {1}));
+  zt::copy_into(zt::Tensor<float, 1>(values.data(), {200}, {1}), zt::Tensor<std::uint8_t, 1>(uint8.data(), {200}, {1}));
+  const std::vector<std::pair<std::size_t, std::int64_t>> edges = {
+      {10, 2147483520},  {11, -2147483648LL}, {12, 0}, {150, 0}, {151, 3000000000LL}, {152, -3000000000LL},
+      {153, 2147483648LL}, {154, std::numeric_limits<std::int64_t>::max()}, {155, std::numeric_limits<std::int64_t>::min()}};
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    std::int64_t expected = std::int64_t(std::trunc(values[i]));
+    for (const auto& [index, value] : edges)
+      if (index == i) expected = value;
+    BOOST_TEST_REQUIRE(int32[i] == std::int32_t(std::uint32_t(std::uint64_t(expected))), "value " << i);
+    BOOST_TEST_REQUIRE(uint8[i] == std::uint8_t(std::uint64_t(expected)), "value " << i);
+  }
+  BOOST_TEST(int32[0] == -100);  // -100.25 truncates toward zero
+  BOOST_TEST(uint8[1] == 158);   // -98.75 → -98 → 256 - 98
+  BOOST_TEST(int32[153] == std::numeric_limits<std::int32_t>::min());
+  BOOST_TEST(int32[154] == -1);
+  BOOST_TEST(int32[155] == 0);
 }
