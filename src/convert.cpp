@@ -158,9 +158,9 @@ void float_to_small_integers(const From* __restrict in, To* __restrict out, inde
   constexpr From lowest = From(-2147483648.0), limit = From(2147483648.0);
   for (index_t start = 0; start < count; start += chunk) {
     const index_t n = std::min(chunk, count - start);
-    bool inside = true;
-    for (index_t i = 0; i < n; ++i) inside &= (in[start + i] >= lowest) & (in[start + i] < limit);
-    if (inside) {
+    int outside = 0;  // an int reduction vectorises where a bool one does not
+    for (index_t i = 0; i < n; ++i) outside |= !(in[start + i] >= lowest) | !(in[start + i] < limit);
+    if (outside == 0) {
       for (index_t i = 0; i < n; ++i) out[start + i] = static_cast<To>(static_cast<std::int32_t>(in[start + i]));
     } else {
       for (index_t i = 0; i < n; ++i) out[start + i] = float_to_integer<To>(in[start + i]);
