@@ -148,12 +148,26 @@ void convert_through_float(const From* in, To* out, index_t count) {
   }
 }
 
+// The bulk loops get an AVX2 version too, chosen when the library is loaded (GCC's function
+// multi-versioning), while the library stays built for baseline x86-64.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define ZT_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define ZT_AVX2_CLONES
+#endif
+
+/// Converts value by value, in a loop the compiler vectorises where the types allow.
+template <class To, class From>
+ZT_AVX2_CLONES void convert_values(const From* __restrict in, To* __restrict out, index_t count) {
+  for (index_t i = 0; i < count; ++i) out[i] = convert_value<To>(in[i]);
+}
+
 /// Float -> an integer of at most 32 bits, in chunks: a chunk whose values are all within
 /// int32 (no NaN, nothing to saturate) converts through int32, which gives
 /// float_to_integer's values in a loop the compiler vectorises; other chunks go value by
 /// value.
 template <class To, class From>
-void float_to_small_integers(const From* __restrict in, To* __restrict out, index_t count) {
+ZT_AVX2_CLONES void float_to_small_integers(const From* __restrict in, To* __restrict out, index_t count) {
   constexpr index_t chunk = 64;
   constexpr From lowest = From(-2147483648.0), limit = From(2147483648.0);
   for (index_t start = 0; start < count; start += chunk) {
@@ -180,7 +194,7 @@ void convert_contiguous(const From* __restrict in, To* __restrict out, index_t c
                        sizeof(To) <= 4) {
     float_to_small_integers(in, out, count);
   } else {
-    for (index_t i = 0; i < count; ++i) out[i] = convert_value<To>(in[i]);
+    convert_values(in, out, count);
   }
 }
 
