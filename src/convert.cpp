@@ -207,8 +207,7 @@ void convert_run(const From* in, index_t in_step, To* out, index_t out_step, ind
 
 /// A rows x columns block. When the source steps further along a row than down a column
 /// (a transpose), the block goes in tiles of tiles: 8 x 8 elements read down the source's
-/// columns (few lines at once, since lines a power of two apart share a cache set), inside
-/// 256 x 256 tiles that keep both sides' lines in cache.
+/// columns inside 256 x 256 tiles, so that the lines of both sides are read from cache.
 template <class To, class From>
 void convert_block(const From* in, const std::array<index_t, 2>& in_steps, To* out,
                    const std::array<index_t, 2>& out_steps, index_t rows, index_t columns) {
