@@ -1,8 +1,16 @@
 #include "zerotensor/convert.hpp"
 
+#include <algorithm>
 #include <complex>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <numeric>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include "concat.hpp"
 #include "strided_walk.hpp"
@@ -60,30 +68,190 @@ To convert_value(From value) {
   }
 }
 
+// float <-> float16 in bulk. On x86-64 the F16C instructions convert 8 values at once
+// where the CPU has them, chosen at run time, since the library is built for baseline
+// x86-64. They give Eigen::half's values (round to nearest even, subnormals kept), except
+// for NaNs: float -> half keeps a NaN's payload where Eigen gives the quiet NaN 0x7e00 with
+// its sign, so NaNs are made that NaN first; half -> float quiets a signaling NaN where
+// Eigen keeps it signaling, so its quiet bit is cleared again.
+#if defined(__x86_64__) && defined(__GNUC__)
+bool has_f16c() {
+  static const bool present = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  return present;
+}
+
+__attribute__((target("avx,f16c"))) index_t floats_to_halves_f16c(const float* in, Eigen::half* out, index_t count) {
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  const __m256 quiet_nan = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000));
+  index_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    __m256 x = _mm256_loadu_ps(in + i);
+    x = _mm256_blendv_ps(x, _mm256_or_ps(_mm256_and_ps(x, sign), quiet_nan), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
+  }
+  return i;
+}
+
+__attribute__((target("avx,f16c"))) index_t halves_to_floats_f16c(const Eigen::half* in, float* out, index_t count) {
+  const __m256 quiet_bit = _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000));
+  index_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    // Signaling NaNs (exponent all ones, quiet bit clear, payload not zero) stay signaling.
+    const __m128i signaling =
+        _mm_andnot_si128(_mm_cmpeq_epi16(_mm_and_si128(h, _mm_set1_epi16(0x01ff)), _mm_setzero_si128()),
+                         _mm_cmpeq_epi16(_mm_and_si128(h, _mm_set1_epi16(0x7e00)), _mm_set1_epi16(0x7c00)));
+    const __m256 mask = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_castsi128_ps(_mm_unpacklo_epi16(signaling, signaling))),
+                                             _mm_castsi128_ps(_mm_unpackhi_epi16(signaling, signaling)), 1);
+    _mm256_storeu_ps(out + i, _mm256_andnot_ps(_mm256_and_ps(mask, quiet_bit), _mm256_cvtph_ps(h)));
+  }
+  return i;
+}
+#endif
+
+void floats_to_halves(const float* in, Eigen::half* out, index_t count) {
+  index_t done = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (has_f16c()) done = floats_to_halves_f16c(in, out, count);
+#endif
+  for (index_t i = done; i < count; ++i) out[i] = Eigen::half(in[i]);
+}
+
+void halves_to_floats(const Eigen::half* in, float* out, index_t count) {
+  index_t done = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (has_f16c()) done = halves_to_floats_f16c(in, out, count);
+#endif
+  for (index_t i = done; i < count; ++i) out[i] = static_cast<float>(in[i]);
+}
+
+template <class To, class From>
+void convert_contiguous(const From* __restrict in, To* __restrict out, index_t count);
+
+/// Any conversion to or from float16 goes through float (as convert_value does), in
+/// chunks of a small buffer so that the float16 side converts in bulk.
+template <class To, class From>
+void convert_through_float(const From* in, To* out, index_t count) {
+  if constexpr (std::is_same_v<From, Eigen::half> && std::is_same_v<To, float>) {
+    halves_to_floats(in, out, count);
+  } else if constexpr (std::is_same_v<From, float> && std::is_same_v<To, Eigen::half>) {
+    floats_to_halves(in, out, count);
+  } else {
+    constexpr index_t chunk = 512;
+    float floats[chunk];
+    for (index_t start = 0; start < count; start += chunk) {
+      const index_t n = std::min(chunk, count - start);
+      if constexpr (std::is_same_v<From, Eigen::half>) halves_to_floats(in + start, floats, n);
+      else convert_contiguous(in + start, floats, n);
+      if constexpr (std::is_same_v<To, Eigen::half>) floats_to_halves(floats, out + start, n);
+      else convert_contiguous(floats, out + start, n);
+    }
+  }
+}
+
+// The bulk loops get an AVX2 version too, chosen when the library is loaded (GCC's function
+// multi-versioning), while the library stays built for baseline x86-64.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define ZT_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define ZT_AVX2_CLONES
+#endif
+
+/// Converts value by value, in a loop the compiler vectorises where the types allow.
+template <class To, class From>
+ZT_AVX2_CLONES void convert_values(const From* __restrict in, To* __restrict out, index_t count) {
+  for (index_t i = 0; i < count; ++i) out[i] = convert_value<To>(in[i]);
+}
+
+/// Float -> an integer of at most 32 bits, in chunks: a chunk whose values are all within
+/// int32 (no NaN, nothing to saturate) converts through int32, which gives
+/// float_to_integer's values in a loop the compiler vectorises; other chunks go value by
+/// value.
+template <class To, class From>
+ZT_AVX2_CLONES void float_to_small_integers(const From* __restrict in, To* __restrict out, index_t count) {
+  constexpr index_t chunk = 64;
+  constexpr From lowest = From(-2147483648.0), limit = From(2147483648.0);
+  for (index_t start = 0; start < count; start += chunk) {
+    const index_t n = std::min(chunk, count - start);
+    int outside = 0;  // an int reduction vectorises where a bool one does not
+    for (index_t i = 0; i < n; ++i) outside |= !(in[start + i] >= lowest) | !(in[start + i] < limit);
+    if (outside == 0) {
+      for (index_t i = 0; i < n; ++i) out[start + i] = static_cast<To>(static_cast<std::int32_t>(in[start + i]));
+    } else {
+      for (index_t i = 0; i < n; ++i) out[start + i] = float_to_integer<To>(in[start + i]);
+    }
+  }
+}
+
 /// The contiguous fast path. `__restrict` lets the compiler vectorise without a run-time
 /// overlap check: copy_into gives a source that overlaps its destination a copy first.
 template <class To, class From>
 void convert_contiguous(const From* __restrict in, To* __restrict out, index_t count) {
   if constexpr (std::is_same_v<From, To>) {
     std::memcpy(out, in, std::size_t(count) * sizeof(To));
+  } else if constexpr (std::is_same_v<From, Eigen::half> || std::is_same_v<To, Eigen::half>) {
+    convert_through_float(in, out, count);
+  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To> && !std::is_same_v<To, bool> &&
+                       sizeof(To) <= 4) {
+    float_to_small_integers(in, out, count);
   } else {
-    for (index_t i = 0; i < count; ++i) out[i] = convert_value<To>(in[i]);
+    convert_values(in, out, count);
   }
 }
 
+/// One run of `count` elements, `in_step` and `out_step` apart.
+template <class To, class From>
+void convert_run(const From* in, index_t in_step, To* out, index_t out_step, index_t count) {
+  if (in_step == 1 && out_step == 1) return convert_contiguous(in, out, count);
+  for (index_t i = 0; i < count; ++i) out[i * out_step] = convert_value<To>(in[i * in_step]);
+}
+
+/// A rows x columns block. When the source steps further along a row than down a column
+/// (a transpose), the block goes in tiles of tiles: 8 x 8 elements read down the source's
+/// columns inside 256 x 256 tiles, so that the lines of both sides are read from cache.
+template <class To, class From>
+void convert_block(const From* in, const std::array<index_t, 2>& in_steps, To* out,
+                   const std::array<index_t, 2>& out_steps, index_t rows, index_t columns) {
+  constexpr index_t tile = 256, micro = 8;
+  const auto magnitude = [](index_t step) { return step < 0 ? -step : step; };
+  if (magnitude(in_steps[1]) <= magnitude(in_steps[0]) || rows < micro || columns < micro) {
+    for (index_t r = 0; r < rows; ++r)
+      convert_run(in + r * in_steps[0], in_steps[1], out + r * out_steps[0], out_steps[1], columns);
+    return;
+  }
+  for (index_t r0 = 0; r0 < rows; r0 += tile) {
+    for (index_t c0 = 0; c0 < columns; c0 += tile) {
+      const index_t r1 = std::min(rows, r0 + tile), c1 = std::min(columns, c0 + tile);
+      for (index_t r = r0; r < r1; r += micro) {
+        for (index_t c = c0; c < c1; c += micro) {
+          const index_t r_end = std::min(r1, r + micro), c_end = std::min(c1, c + micro);
+          for (index_t j = c; j < c_end; ++j)
+            for (index_t i = r; i < r_end; ++i)
+              out[i * out_steps[0] + j * out_steps[1]] = convert_value<To>(in[i * in_steps[0] + j * in_steps[1]]);
+        }
+      }
+    }
+  }
+}
+
+/// The one strided copy: the layout coalesced in the destination's memory order, then
+/// blocks of its two innermost dimensions (contiguous runs by memcpy or a vectorised loop).
 template <class Source, class To>
 void convert_typed(const Tensor<Source>& source, const Tensor<To>& destination) {
   using From = std::remove_const_t<Source>;
   const From* in = source.data();
   To* out = destination.data();
-  if (source.is_contiguous() && destination.is_contiguous()) return convert_contiguous(in, out, source.numel());
-  const std::size_t inner = source.rank() == 0 ? 0 : source.rank() - 1;
-  const index_t in_step = source.rank() == 0 ? 1 : source.stride(inner);
-  const index_t out_step = source.rank() == 0 ? 1 : destination.stride(inner);
-  detail::for_each_row<2>(source.shape(), {source.strides(), destination.strides()},
-                          [&](const std::array<index_t, 2>& offsets, index_t length, std::span<const index_t>) {
-                            for (index_t i = 0; i < length; ++i)
-                              out[offsets[1] + i * out_step] = convert_value<To>(in[offsets[0] + i * in_step]);
+  const detail::CoalescedLayout<2> layout = detail::coalesce<2>(source.shape(), {destination.strides(), source.strides()});
+  const std::size_t rank = layout.shape.size();
+  if (rank == 0) return convert_run(in, 1, out, 1, 1);
+  if (rank == 1) return convert_run(in, layout.strides[1][0], out, layout.strides[0][0], layout.shape[0]);
+  const std::span<const index_t> outer = layout.shape.span().first(rank - 1);
+  const std::array<index_t, 2> in_steps{layout.strides[1][rank - 2], layout.strides[1][rank - 1]};
+  const std::array<index_t, 2> out_steps{layout.strides[0][rank - 2], layout.strides[0][rank - 1]};
+  detail::for_each_row<2>(outer, {layout.strides[0].span().first(rank - 1), layout.strides[1].span().first(rank - 1)},
+                          [&](const std::array<index_t, 2>& offsets, index_t rows, std::span<const index_t>) {
+                            convert_block(in + offsets[1], in_steps, out + offsets[0], out_steps, rows,
+                                          layout.shape[rank - 1]);
                           });
 }
 
@@ -145,6 +313,19 @@ To store_value(const Scalar& scalar, DType dtype) {
 }  // namespace
 
 namespace detail {
+bool elements_may_overlap(const AnyTensor& a, const AnyTensor& b) {
+  if (!shares_memory(a, b)) return false;
+  std::uint64_t period = 0;
+  for (const AnyTensor* view : {&a, &b})
+    for (std::size_t d = 0; d < view->rank(); ++d)
+      if (view->shape()[d] > 1) period = std::gcd(period, std::uint64_t(std::abs(view->strides()[d])) * view->itemsize());
+  if (period < a.itemsize() + b.itemsize()) return true;
+  const auto address = [](const AnyTensor& t) { return std::int64_t(reinterpret_cast<std::uintptr_t>(t.data_ptr())); };
+  const auto modulus = std::int64_t(period);
+  const auto b_after_a = std::uint64_t(((address(b) - address(a)) % modulus + modulus) % modulus);  // b past a
+  return b_after_a < a.itemsize() || b_after_a + b.itemsize() > period;
+}
+
 void store_scalar(const Scalar& value, DType dtype, void* destination) {
   dispatch(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -163,8 +344,9 @@ void copy_into(const AnyTensor& source, const AnyTensor& destination) {
   if (!destination.device().is_host_accessible())
     detail::throw_not_host_accessible("copy_into", destination.device());
   if (source.numel() == 0 || same_view(source, destination)) return;
-  // As NumPy's copyto and PyTorch's copy_: overlapping memory reads as it was before the copy.
-  const AnyTensor input = shares_memory(source, destination) ? source.clone() : source;
+  // As NumPy's copyto and PyTorch's copy_: overlapping elements read as they were before the
+  // copy. The copy walks in its own order, so a source that overlaps is copied first.
+  const AnyTensor input = detail::elements_may_overlap(source, destination) ? source.clone() : source;
   dispatch(destination.dtype(), [&](auto tag) {
     const auto out = destination.as<typename decltype(tag)::type>();
     input.visit([&](const auto& in) { convert_typed(in, out); });

@@ -1,6 +1,7 @@
 // Internal: the library's one strided walk (conversions, copies, the DLPack bool check).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <span>
@@ -36,6 +37,55 @@ void for_each_row(std::span<const index_t> shape, const std::array<std::span<con
     }
     if (d == std::size_t(-1)) return;
   }
+}
+
+/// The same elements as N operands of one shape, arranged for a fast element-wise walk.
+template <std::size_t N>
+struct CoalescedLayout {
+  DynamicExtents shape;
+  std::array<DynamicExtents, N> strides;
+};
+
+/// Rearranges `shape` and the N operands' `strides` (in elements) without changing which
+/// elements pair up: extent-1 dimensions are dropped, the rest are ordered by operand 0's
+/// |stride|, largest outermost (ties by the next operands', then C order), and neighbours
+/// whose strides chain in every operand (stride[d] == stride[d + 1] * shape[d + 1]) merge.
+/// A walk over the result visits the pairs in another order than C order, so it suits an
+/// element-wise job whose operands do not overlap each other. A non-empty shape with no
+/// dimension left has one element. `shape` must have no zero extent.
+template <std::size_t N>
+CoalescedLayout<N> coalesce(std::span<const index_t> shape, const std::array<std::span<const index_t>, N>& strides) {
+  DynamicExtents order(shape.size(), 0);
+  std::size_t kept = 0;
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] != 1) order[kept++] = index_t(d);
+  const auto magnitude = [](index_t stride) { return stride < 0 ? -stride : stride; };
+  std::stable_sort(order.begin(), order.begin() + kept, [&](index_t a, index_t b) {
+    for (std::size_t k = 0; k < N; ++k) {
+      const index_t x = magnitude(strides[k][std::size_t(a)]), y = magnitude(strides[k][std::size_t(b)]);
+      if (x != y) return x > y;
+    }
+    return false;
+  });
+  CoalescedLayout<N> layout{DynamicExtents(kept, 0), {}};
+  for (std::size_t k = 0; k < N; ++k) layout.strides[k] = DynamicExtents(kept, 0);
+  std::size_t rank = 0;
+  for (std::size_t i = 0; i < kept; ++i) {
+    const auto d = std::size_t(order[i]);
+    bool chains = rank > 0;
+    for (std::size_t k = 0; k < N && chains; ++k) chains = layout.strides[k][rank - 1] == strides[k][d] * shape[d];
+    if (chains) {
+      layout.shape[rank - 1] *= shape[d];
+      for (std::size_t k = 0; k < N; ++k) layout.strides[k][rank - 1] = strides[k][d];
+      continue;
+    }
+    layout.shape[rank] = shape[d];
+    for (std::size_t k = 0; k < N; ++k) layout.strides[k][rank] = strides[k][d];
+    ++rank;
+  }
+  layout.shape = DynamicExtents(layout.shape.span().first(rank));
+  for (std::size_t k = 0; k < N; ++k) layout.strides[k] = DynamicExtents(layout.strides[k].span().first(rank));
+  return layout;
 }
 
 }  // namespace zt::detail

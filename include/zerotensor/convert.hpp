@@ -23,6 +23,14 @@ namespace detail {
 /// (NaN and ±inf included), except that negative integers wrap into unsigned types down
 /// to -max; TypeError for complex into a real type; anything → bool is `!= 0`.
 ZT_API void store_scalar(const Scalar& value, DType dtype, void* destination);
+
+/// Whether an element of `a` and one of `b` may share a byte; copy_into copies through a
+/// temporary when they may. False when the address ranges are apart (shares_memory), or
+/// when every byte stride of both views is a multiple of some period and the elements'
+/// bytes fall on residues modulo that period that the other's never do, as interleaved
+/// columns of one buffer; true otherwise (a view of one element within the other's
+/// range included), so that it never misses an overlap.
+ZT_API bool elements_may_overlap(const AnyTensor& a, const AnyTensor& b);
 }  // namespace detail
 
 }  // namespace zt
