@@ -26,45 +26,47 @@ std::string short_name(std::string_view text) {
 /// The index's JSON events: the members of "weight_map" go straight into the result (an
 /// index lists tens of thousands), every other member of the root object is read as a
 /// small document.
-class IndexEvents {
+class IndexEvents : public CapturingJsonEvents<IndexEvents> {
  public:
   IndexEvents(const std::string& description, CheckpointIndex& index) : description_(description), index_(index) {}
 
-  bool null() { return value("null", [](JsonBuilder& b) { return b.null(); }); }
-  bool boolean(bool v) { return value("boolean", [v](JsonBuilder& b) { return b.boolean(v); }); }
-  bool number_integer(Json::number_integer_t v) {
-    return value("number", [v](JsonBuilder& b) { return b.number_integer(v); });
-  }
-  bool number_unsigned(Json::number_unsigned_t v) {
-    return value("number", [v](JsonBuilder& b) { return b.number_unsigned(v); });
-  }
-  bool number_float(Json::number_float_t v, const Json::string_t& text) {
-    return value("number", [&](JsonBuilder& b) { return b.number_float(v, text); });
-  }
   bool string(Json::string_t& v) {
-    if (!capturing_ && level_ == 2) return shard(v);
-    return value("string", [&](JsonBuilder& b) { return b.string(v); });
+    if (!capturing() && level_ == 2) return shard(v);
+    return CapturingJsonEvents::string(v);
   }
-  bool binary(Json::binary_t& v) { return value("binary", [&](JsonBuilder& b) { return b.binary(v); }); }
-  bool start_array(std::size_t n) { return value("array", [n](JsonBuilder& b) { return b.start_array(n); }); }
   bool start_object(std::size_t n) {
-    if (!capturing_ && (level_ == 0 || (level_ == 1 && member_ == "weight_map"))) {
+    if (!capturing() && (level_ == 0 || (level_ == 1 && member_ == "weight_map"))) {
       has_weight_map_ = has_weight_map_ || level_ == 1;
       ++level_;
       return true;
     }
-    return value("object", [n](JsonBuilder& b) { return b.start_object(n); });
+    return capture_object(n);
   }
   bool key(Json::string_t& name) {
-    if (capturing_) return builder_.key(name);
+    if (capturing()) return capture_key(name);
     (level_ == 1 ? member_ : tensor_) = std::move(name);
     return true;
   }
-  bool end_array() { return forward([](JsonBuilder& b) { return b.end_array(); }); }
   bool end_object() {
-    if (capturing_) return forward([](JsonBuilder& b) { return b.end_object(); });
+    if (capturing()) return capture_end_object();
     if (--level_ == 0 && !has_weight_map_) fail("the index has no \"weight_map\"");
     return true;
+  }
+
+  /// A value outside "weight_map"'s members starts: any member of the root but "weight_map"'s own.
+  void start_capture(const char* type) const {
+    if (level_ == 0) fail("the index must be a JSON object; found ", type);
+    if (level_ == 2)
+      fail("\"weight_map\" value for tensor '", short_name(tensor_), "' must be a string (a shard file name); found ",
+           type);
+  }
+
+  void captured(const Json& value) const {
+    if (member_ == "weight_map") fail("\"weight_map\" must be an object; found ", value.type_name());
+    if (member_ != "metadata") return;  // other members are not ours to judge
+    if (!value.is_object()) fail("\"metadata\" must be an object; found ", value.type_name());
+    for (const auto& [key, item] : value.items())
+      index_.metadata.emplace(key, item.is_string() ? item.get<std::string>() : item.dump());
   }
 
  private:
@@ -81,40 +83,10 @@ class IndexEvents {
     return true;
   }
 
-  /// A value outside "weight_map"'s members: the start of a captured document, or an error.
-  template <class Event>
-  bool value(const char* type, Event event) {
-    if (!capturing_) {
-      if (level_ == 0) fail("the index must be a JSON object; found ", type);
-      if (level_ == 2) fail("\"weight_map\" value for tensor '", short_name(tensor_),
-                             "' must be a string (a shard file name); found ", type);
-      capturing_ = true;
-    }
-    return forward(event);
-  }
-
-  template <class Event>
-  bool forward(Event event) {
-    event(builder_);
-    if (builder_.complete()) finish_capture(builder_.take());
-    return true;
-  }
-
-  void finish_capture(const Json& value) {
-    capturing_ = false;
-    if (member_ == "weight_map") fail("\"weight_map\" must be an object; found ", value.type_name());
-    if (member_ != "metadata") return;  // other members are not ours to judge
-    if (!value.is_object()) fail("\"metadata\" must be an object; found ", value.type_name());
-    for (const auto& [key, item] : value.items())
-      index_.metadata.emplace(key, item.is_string() ? item.get<std::string>() : item.dump());
-  }
-
   const std::string& description_;
   CheckpointIndex& index_;
   int level_ = 0;           // the root (1) and "weight_map" (2) open outside any captured document
-  bool capturing_ = false;  // a value is being read into builder_
   bool has_weight_map_ = false;
-  JsonBuilder builder_;
   std::string member_;  // the root's member being read
   std::string tensor_;  // the "weight_map" member being read
 };

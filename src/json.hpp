@@ -68,6 +68,62 @@ class JsonBuilder {
   std::string key_;          // the key of the object member read next
 };
 
+/// A consumer of read_json_events that reads the outer levels of a document itself and
+/// each value below them as a small document of its own (a capture). `Derived` handles
+/// start_object, key and end_object outside captures and passes them to capture_object,
+/// capture_key and capture_end_object inside one; it provides
+/// `void start_capture(const char* type)`, called when a value of that JSON type starts
+/// outside a capture (it throws where no such value belongs), and
+/// `void captured(Json&& value)`, called with each whole captured value.
+template <class Derived>
+class CapturingJsonEvents {
+ public:
+  bool null() { return capture("null", [](JsonBuilder& b) { return b.null(); }); }
+  bool boolean(bool v) { return capture("boolean", [v](JsonBuilder& b) { return b.boolean(v); }); }
+  bool number_integer(Json::number_integer_t v) {
+    return capture("number", [v](JsonBuilder& b) { return b.number_integer(v); });
+  }
+  bool number_unsigned(Json::number_unsigned_t v) {
+    return capture("number", [v](JsonBuilder& b) { return b.number_unsigned(v); });
+  }
+  bool number_float(Json::number_float_t v, const Json::string_t& text) {
+    return capture("number", [&](JsonBuilder& b) { return b.number_float(v, text); });
+  }
+  bool string(Json::string_t& v) { return capture("string", [&](JsonBuilder& b) { return b.string(v); }); }
+  bool binary(Json::binary_t& v) { return capture("binary", [&](JsonBuilder& b) { return b.binary(v); }); }
+  bool start_array(std::size_t n) { return capture("array", [n](JsonBuilder& b) { return b.start_array(n); }); }
+  bool end_array() { return forward([](JsonBuilder& b) { return b.end_array(); }); }
+
+ protected:
+  bool capturing() const { return capturing_; }
+  bool capture_object(std::size_t n) { return capture("object", [n](JsonBuilder& b) { return b.start_object(n); }); }
+  bool capture_key(Json::string_t& name) { return builder_.key(name); }
+  bool capture_end_object() { return forward([](JsonBuilder& b) { return b.end_object(); }); }
+
+ private:
+  template <class Event>
+  bool capture(const char* type, Event event) {
+    if (!capturing_) {
+      static_cast<Derived&>(*this).start_capture(type);
+      capturing_ = true;
+    }
+    return forward(event);
+  }
+
+  template <class Event>
+  bool forward(Event event) {
+    event(builder_);
+    if (builder_.complete()) {
+      capturing_ = false;
+      static_cast<Derived&>(*this).captured(builder_.take());
+    }
+    return true;
+  }
+
+  bool capturing_ = false;
+  JsonBuilder builder_;
+};
+
 /// The keys of one open object, to refuse a key given twice: searched in order while few (a
 /// tensor's fields), hashed once many (a header naming thousands of tensors).
 class ObjectKeys {

@@ -147,67 +147,35 @@ class HeaderReader {
 /// The header's JSON events, read into entries as they come: the header is an object of
 /// tensor objects (level 2) whose field values (level 2 and 3) and "__metadata__" are read
 /// as small documents, so that no large document is ever built.
-class HeaderEvents {
+class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
  public:
   HeaderEvents(const HeaderReader& reader, std::vector<Entry>& entries, SafetensorsFile& file)
       : reader_(reader), entries_(entries), file_(file) {}
 
-  bool null() { return value("null", [](JsonBuilder& b) { return b.null(); }); }
-  bool boolean(bool v) { return value("boolean", [v](JsonBuilder& b) { return b.boolean(v); }); }
-  bool number_integer(Json::number_integer_t v) {
-    return value("number", [v](JsonBuilder& b) { return b.number_integer(v); });
-  }
-  bool number_unsigned(Json::number_unsigned_t v) {
-    return value("number", [v](JsonBuilder& b) { return b.number_unsigned(v); });
-  }
-  bool number_float(Json::number_float_t v, const Json::string_t& text) {
-    return value("number", [&](JsonBuilder& b) { return b.number_float(v, text); });
-  }
-  bool string(Json::string_t& v) { return value("string", [&](JsonBuilder& b) { return b.string(v); }); }
-  bool binary(Json::binary_t& v) { return value("binary", [&](JsonBuilder& b) { return b.binary(v); }); }
-  bool start_array(std::size_t n) { return value("array", [n](JsonBuilder& b) { return b.start_array(n); }); }
   bool start_object(std::size_t n) {
-    if (capturing_ || (level_ == 1 && name_ == metadata_key) || level_ == 2)
-      return value("object", [n](JsonBuilder& b) { return b.start_object(n); });
+    if (capturing() || (level_ == 1 && name_ == metadata_key) || level_ == 2) return capture_object(n);
     if (level_ == 1) fields_ = {};
     ++level_;
     return true;
   }
   bool key(Json::string_t& name) {
-    if (capturing_) return builder_.key(name);
+    if (capturing()) return capture_key(name);
     (level_ == 1 ? name_ : field_) = name;
     return true;
   }
-  bool end_array() { return forward([](JsonBuilder& b) { return b.end_array(); }); }
   bool end_object() {
-    if (capturing_) return forward([](JsonBuilder& b) { return b.end_object(); });
+    if (capturing()) return capture_end_object();
     if (--level_ == 1) entries_.push_back(reader_.entry(name_, fields_));
     return true;
   }
 
- private:
-  /// A value that is not a tensor object: the start of a captured document, or an error.
-  template <class Event>
-  bool value(const char* type, Event event) {
-    if (!capturing_) {
-      if (level_ == 0) reader_.fail(concat("the header must be a JSON object; found ", type));
-      if (level_ == 1 && name_ != metadata_key)
-        reader_.fail(concat("tensor '", name_, "' must be an object; found ", type));
-      capturing_ = true;
-    }
-    return forward(event);
+  /// A value that is not a tensor object starts: only "__metadata__" and a tensor's fields.
+  void start_capture(const char* type) const {
+    if (level_ == 0) reader_.fail(concat("the header must be a JSON object; found ", type));
+    if (level_ == 1 && name_ != metadata_key) reader_.fail(concat("tensor '", name_, "' must be an object; found ", type));
   }
 
-  template <class Event>
-  bool forward(Event event) {
-    event(builder_);
-    if (builder_.complete()) finish_capture();
-    return true;
-  }
-
-  void finish_capture() {
-    capturing_ = false;
-    Json value = builder_.take();
+  void captured(Json&& value) {
     if (level_ == 1) {
       file_.metadata = reader_.metadata(value);
     } else if (field_ == "dtype") {
@@ -219,12 +187,11 @@ class HeaderEvents {
     }
   }
 
+ private:
   const HeaderReader& reader_;
   std::vector<Entry>& entries_;
   SafetensorsFile& file_;
   int level_ = 0;          // the header's objects open outside any captured document
-  bool capturing_ = false;  // a value is being read into builder_
-  JsonBuilder builder_;
   std::string name_;   // the tensor (or "__metadata__") being read
   std::string field_;  // its field being read
   EntryFields fields_;
