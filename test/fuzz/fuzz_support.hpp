@@ -216,6 +216,17 @@ inline void require_same_elements(const AnyTensor& a, const AnyTensor& b, const 
   });
 }
 
+/// `a` and `b` name the same tensors, each with the same elements (maps of a loaded file).
+template <class TensorMap>
+void require_same_tensors(const TensorMap& a, const TensorMap& b, const std::string& what) {
+  require(a.size() == b.size(), what + ": the number of tensors changed");
+  for (const auto& [name, tensor] : a) {
+    const auto found = b.find(name);
+    require(found != b.end(), what + ": tensor '" + name + "' is missing");
+    require_same_elements(tensor, found->second, what + ", tensor '" + name + "'");
+  }
+}
+
 /// What every harness does with a tensor it gets back: reads every element, and copies a
 /// tensor of moderate size to check that the copy holds the same values.
 inline void inspect(const AnyTensor& tensor) {

@@ -12,12 +12,7 @@ namespace {
 
 void require_same_files(const TorchFile& a, const TorchFile& b, const std::string& what) {
   require(a.values == b.values, what + ": the values changed");
-  require(a.tensors.size() == b.tensors.size(), what + ": the number of tensors changed");
-  for (const auto& [name, tensor] : a.tensors) {
-    const auto found = b.tensors.find(name);
-    require(found != b.tensors.end(), what + ": tensor '" + name + "' is missing");
-    require_same_elements(tensor, found->second, what + ", tensor '" + name + "'");
-  }
+  require_same_tensors(a.tensors, b.tensors, what);
 }
 
 }  // namespace
