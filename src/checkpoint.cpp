@@ -1,4 +1,3 @@
-#include "concat.hpp"
 #include "zerotensor/checkpoint.hpp"
 
 #include <sys/stat.h>
@@ -8,6 +7,7 @@
 #include <cerrno>
 #include <filesystem>
 
+#include "concat.hpp"
 #include "checkpoint_index.hpp"
 #include "checkpoint_shards.hpp"
 #include "checkpoint_torch.hpp"

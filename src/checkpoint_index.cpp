@@ -1,6 +1,6 @@
-#include "concat.hpp"
 #include "checkpoint_index.hpp"
 
+#include "concat.hpp"
 #include "json.hpp"
 #include "zerotensor/error.hpp"
 #include "zerotensor/mapped_file.hpp"

@@ -1,4 +1,3 @@
-#include "concat.hpp"
 #include "checkpoint_shards.hpp"
 
 #include <fcntl.h>
@@ -10,6 +9,7 @@
 #include <exception>
 #include <thread>
 
+#include "concat.hpp"
 #include "file_io.hpp"
 
 namespace zt::detail {

@@ -1,4 +1,3 @@
-#include "concat.hpp"
 #include "file_io.hpp"
 
 #include <fcntl.h>
@@ -12,6 +11,7 @@
 #include <random>
 #include <utility>
 
+#include "concat.hpp"
 #include "zerotensor/error.hpp"
 
 namespace zt::detail {

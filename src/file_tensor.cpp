@@ -1,10 +1,10 @@
-#include "concat.hpp"
 #include "file_tensor.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <cstdint>
 
+#include "concat.hpp"
 #include "zerotensor/frombuffer.hpp"
 #include "zerotensor/empty.hpp"
 #include "zerotensor/storage.hpp"

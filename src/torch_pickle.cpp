@@ -1,10 +1,10 @@
-#include "concat.hpp"
 #include "torch_pickle.hpp"
 
 #include <array>
 #include <bit>
 #include <unordered_map>
 
+#include "concat.hpp"
 #include "dtype_formats.hpp"
 #include "zerotensor/error.hpp"
 #include "zerotensor/shape.hpp"

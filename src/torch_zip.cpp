@@ -1,10 +1,11 @@
-#include "concat.hpp"
 #include "torch_zip.hpp"
 
 #include <algorithm>
+#include <array>
 #include <tuple>
 #include <vector>
 
+#include "concat.hpp"
 #include "zerotensor/error.hpp"
 
 namespace zt::detail {
@@ -30,8 +31,8 @@ struct Extent {
 
 class ZipReader {
  public:
-  ZipReader(std::span<const std::byte> archive, std::string_view description)
-      : archive_(archive), description_(description) {}
+  ZipReader(std::span<const std::byte> archive, std::string_view description, const ReadAt& read_at)
+      : archive_(archive), description_(description), read_at_(read_at) {}
 
   template <class... Parts>
   [[noreturn]] void fail(const Parts&... what) const {
@@ -115,7 +116,7 @@ class ZipReader {
       fail("central directory entry at byte ", directory_offset + at, " runs past the end of the directory");
     const auto name_bytes = entries.subspan(at + central_size, name_length);
     const std::string name(reinterpret_cast<const char*>(name_bytes.data()), name_bytes.size());
-    const std::string what = concat("zip record '", name.substr(0, 64), "'");
+    const std::string what = "zip record '" + name.substr(0, 64) + "'";  // per record: no stream
     if (number(entries, at + 8, 2) & 1) fail(what, " is encrypted");
     const auto method = std::uint16_t(number(entries, at + 10, 2));
 
@@ -127,7 +128,13 @@ class ZipReader {
     if (method == 0 && size != stored_size)
       fail(what, " is stored in ", stored_size, " bytes but claims ", size, " uncompressed ones");
 
-    const auto header = bytes(local, local_size, what + "'s local header");
+    std::array<std::byte, local_size> header;
+    const auto in_archive = bytes(local, local_size, what + "'s local header");
+    if (read_at_) {
+      read_at_(local, header);
+    } else {
+      std::copy(in_archive.begin(), in_archive.end(), header.begin());
+    }
     if (number(header, 0, 4) != local_signature) fail(what, " has no local header at byte ", local);
     const std::uint64_t data = local + local_size + number(header, 26, 2) + number(header, 28, 2);
     bytes(data, stored_size, what);
@@ -176,13 +183,15 @@ class ZipReader {
 
   std::span<const std::byte> archive_;
   std::string_view description_;
+  const ReadAt& read_at_;
 };
 
 }  // namespace
 
 std::map<std::string, ZipRecord, std::less<>> read_zip_directory(std::span<const std::byte> archive,
-                                                                 std::string_view description) {
-  const ZipReader reader(archive, description);
+                                                                 std::string_view description,
+                                                                 const ReadAt& read_at) {
+  const ZipReader reader(archive, description, read_at);
   return reader.records(reader.directory());
 }
 

@@ -25,7 +25,13 @@ struct ZipRecord {
 /// outside the archive, an encrypted record, a stored record whose two sizes differ, records
 /// that overlap one another or the directory, a name given twice, an archive split over
 /// several disks. Compressed records are listed with their method; the caller refuses them.
+/// Local headers are scattered over the whole archive (one before each record): reading
+/// them through a mapping would fault in a page per record, so a caller that has the file
+/// open passes `read_at`, which fills `destination` with the archive's bytes at `offset`
+/// (inside the archive, checked before the call); without it they are read from `archive`.
+using ReadAt = std::function<void(std::uint64_t offset, std::span<std::byte> destination)>;
 std::map<std::string, ZipRecord, std::less<>> read_zip_directory(std::span<const std::byte> archive,
-                                                                 std::string_view description);
+                                                                 std::string_view description,
+                                                                 const ReadAt& read_at = {});
 
 }  // namespace zt::detail
