@@ -281,10 +281,11 @@ std::optional<DynamicExtents> flatten_shape(Sizes shape, index_t start_dim, inde
   if (start > end) throw ValueError("flatten() has invalid args: start_dim cannot come after end_dim");
   if (shape.empty()) return DynamicExtents{1};
   if (start == end) return std::nullopt;
-  std::vector<index_t> out(shape.begin(), shape.begin() + std::ptrdiff_t(start));
-  out.push_back(numel(shape.subspan(start, end - start + 1)));
-  out.insert(out.end(), shape.begin() + std::ptrdiff_t(end) + 1, shape.end());
-  return DynamicExtents(Sizes(out));
+  DynamicExtents out(shape.size() - (end - start), 0);
+  std::copy_n(shape.begin(), start, out.begin());
+  out[start] = numel(shape.subspan(start, end - start + 1));
+  std::copy(shape.begin() + std::ptrdiff_t(end) + 1, shape.end(), out.begin() + start + 1);
+  return out;
 }
 
 DynamicExtents unflatten_shape(Sizes shape, index_t dim, Sizes sizes) {
@@ -299,12 +300,11 @@ DynamicExtents unflatten_shape(Sizes shape, index_t dim, Sizes sizes) {
   if (plain && (overflow || product != size))
     throw ValueError(concat("unflatten: Provided sizes ", bracketed(sizes), " don't multiply up to the size of dim ",
                             d, " (", size, ") in the input tensor"));
-  DynamicExtents inferred(sizes.size(), 0);
-  infer_size(sizes, size, {inferred.data(), inferred.size()});
-  std::vector<index_t> out(shape.begin(), shape.begin() + std::ptrdiff_t(d));
-  out.insert(out.end(), inferred.begin(), inferred.end());
-  out.insert(out.end(), shape.begin() + std::ptrdiff_t(d) + 1, shape.end());
-  return DynamicExtents(Sizes(out));
+  DynamicExtents out(shape.size() - 1 + sizes.size(), 0);
+  std::copy_n(shape.begin(), d, out.begin());
+  infer_size(sizes, size, {out.data() + d, sizes.size()});
+  std::copy(shape.begin() + std::ptrdiff_t(d) + 1, shape.end(), out.begin() + d + sizes.size());
+  return out;
 }
 
 index_t as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_strides,
