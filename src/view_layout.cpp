@@ -218,6 +218,9 @@ void infer_size(Sizes sizes, index_t numel, SizesOut out) {
   }
   const bool fits = product == numel || (inferred && product > 0 && numel % product == 0);
   if (!fits) throw ValueError(concat("shape '", bracketed(sizes), "' is invalid for input of size ", numel));
+  if (inferred && product == 0)
+    throw ValueError(concat("cannot reshape tensor of 0 elements into shape ", bracketed(sizes),
+                            " because the unspecified dimension size -1 can be any value and is ambiguous"));
   if (inferred) out[*inferred] = numel / product;
 }
 
@@ -278,16 +281,18 @@ std::optional<DynamicExtents> flatten_shape(Sizes shape, index_t start_dim, inde
   if (start > end) throw ValueError("flatten() has invalid args: start_dim cannot come after end_dim");
   if (shape.empty()) return DynamicExtents{1};
   if (start == end) return std::nullopt;
-  std::vector<index_t> out(shape.begin(), shape.begin() + std::ptrdiff_t(start));
-  out.push_back(numel(shape.subspan(start, end - start + 1)));
-  out.insert(out.end(), shape.begin() + std::ptrdiff_t(end) + 1, shape.end());
-  return DynamicExtents(Sizes(out));
+  DynamicExtents out(shape.size() - (end - start), 0);
+  std::copy_n(shape.begin(), start, out.begin());
+  out[start] = numel(shape.subspan(start, end - start + 1));
+  std::copy(shape.begin() + std::ptrdiff_t(end) + 1, shape.end(), out.begin() + start + 1);
+  return out;
 }
 
 DynamicExtents unflatten_shape(Sizes shape, index_t dim, Sizes sizes) {
   const std::size_t d = wrap_dim(dim, shape.size());
   if (sizes.empty()) throw ValueError("unflatten: sizes must be non-empty");
-  const index_t size = shape.empty() ? 1 : shape[d];
+  if (shape.empty()) throw IndexError(concat("Dimension specified as ", d, " but tensor has no dimensions"));
+  const index_t size = shape[d];
   index_t product = 1;
   bool overflow = false;
   for (index_t size_d : sizes) overflow |= size_d >= 0 && mul_overflows(product, size_d, product);
@@ -295,12 +300,11 @@ DynamicExtents unflatten_shape(Sizes shape, index_t dim, Sizes sizes) {
   if (plain && (overflow || product != size))
     throw ValueError(concat("unflatten: Provided sizes ", bracketed(sizes), " don't multiply up to the size of dim ",
                             d, " (", size, ") in the input tensor"));
-  DynamicExtents inferred(sizes.size(), 0);
-  infer_size(sizes, size, {inferred.data(), inferred.size()});
-  std::vector<index_t> out(shape.begin(), shape.begin() + std::ptrdiff_t(shape.empty() ? 0 : d));
-  out.insert(out.end(), inferred.begin(), inferred.end());
-  if (!shape.empty()) out.insert(out.end(), shape.begin() + std::ptrdiff_t(d) + 1, shape.end());
-  return DynamicExtents(Sizes(out));
+  DynamicExtents out(shape.size() - 1 + sizes.size(), 0);
+  std::copy_n(shape.begin(), d, out.begin());
+  infer_size(sizes, size, {out.data() + d, sizes.size()});
+  std::copy(shape.begin() + std::ptrdiff_t(d) + 1, shape.end(), out.begin() + d + sizes.size());
+  return out;
 }
 
 index_t as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_strides,
@@ -406,18 +410,12 @@ void view_as_complex_layout(Sizes shape, Sizes strides, DType from, const void* 
                             " bytes for ", to));
 }
 
-namespace {
-std::size_t split_dim(Sizes shape, index_t dim, const char* zero_dim_message) {
-  if (shape.empty()) throw ValueError(zero_dim_message);
-  return wrap_dim(dim, shape.size());
-}
-}  // namespace
-
 Pieces split_pieces(Sizes shape, index_t split_size, index_t dim) {
-  const std::size_t d = split_dim(shape, dim, "split expects at least a 1-dimensional tensor");
-  const index_t size = shape[d];
+  if (shape.empty()) throw ValueError("split expects at least a 1-dimensional tensor");
   if (split_size < 0)
     throw ValueError(concat("split expects split_size be non-negative, but got split_size=", split_size));
+  const std::size_t d = wrap_dim(dim, shape.size());
+  const index_t size = shape[d];
   if (split_size == 0 && size != 0)
     throw ValueError(concat("split_size can only be 0 if dimension size is 0, but got dimension size of ", size));
   Pieces result{d, {}};
@@ -429,7 +427,8 @@ Pieces split_pieces(Sizes shape, index_t split_size, index_t dim) {
 }
 
 Pieces split_pieces(Sizes shape, Sizes split_sizes, index_t dim) {
-  const std::size_t d = split_dim(shape, dim, "split expects at least a 1-dimensional tensor");
+  if (shape.empty()) throw ValueError("split expects at least a 1-dimensional tensor");
+  const std::size_t d = wrap_dim(dim, shape.size());
   Pieces result{d, {}};
   index_t start = 0;
   for (index_t length : split_sizes) {
@@ -448,8 +447,9 @@ Pieces split_pieces(Sizes shape, Sizes split_sizes, index_t dim) {
 }
 
 Pieces chunk_pieces(Sizes shape, index_t chunks, index_t dim) {
-  const std::size_t d = split_dim(shape, dim, "chunk expects at least a 1-dimensional tensor");
+  if (shape.empty()) throw ValueError("chunk expects at least a 1-dimensional tensor");
   if (chunks <= 0) throw ValueError(concat("chunk expects `chunks` to be greater than 0, got: ", chunks));
+  const std::size_t d = wrap_dim(dim, shape.size());
   const index_t size = shape[d];
   if (size == 0) return Pieces{d, std::vector<Piece>(std::size_t(chunks), Piece{0, 0})};
   return split_pieces(shape, size / chunks + (size % chunks != 0), index_t(d));

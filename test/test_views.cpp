@@ -111,6 +111,11 @@ BOOST_AUTO_TEST_CASE(squeeze_unsqueeze_expand) {
   const zt::Tensor<float> lead = row.expand<zt::dynamic>({2, 4, 3});
   BOOST_TEST(shape_of(lead.strides()) == Shape({0, 0, 1}));
   BOOST_TEST(shape_of(row.broadcast_to({5, 3}).shape()) == Shape({5, 3}));
+  // New leading extent-1 dimensions take PyTorch's strides: the next extent times stride.
+  const zt::AnyTensor one(data.data(), Shape{1}, Shape{3});
+  BOOST_TEST(shape_of(one.broadcast_to({3, 1, -1}).strides()) == Shape({0, 3, 3}));
+  BOOST_TEST(shape_of(one.expand({1, 2, 1}).strides()) == Shape({0, 0, 3}));
+  BOOST_TEST(shape_of(zt::AnyTensor(data.data(), Shape{}, Shape{}).expand({1, 2}).strides()) == Shape({0, 0}));
   BOOST_TEST(shape_of(row.expand_as(wide).shape()) == Shape({4, 3}));
 }
 
@@ -345,6 +350,11 @@ BOOST_AUTO_TEST_CASE(errors_have_pytorch_wording_and_kinds) {
                                                 ".reshape(...) instead."));
   BOOST_CHECK_EXCEPTION((void)x.flatten(1, 0), zt::ValueError,
                         exactly<zt::ValueError>("flatten() has invalid args: start_dim cannot come after end_dim"));
+  BOOST_CHECK_EXCEPTION((void)scalar.unflatten(0, {1}), zt::IndexError,
+                        exactly<zt::IndexError>("Dimension specified as 0 but tensor has no dimensions"));
+  BOOST_CHECK_EXCEPTION((void)x.narrow(0, 0, 0).view({-1, 0}), zt::ValueError,
+                        exactly<zt::ValueError>("cannot reshape tensor of 0 elements into shape [-1, 0] because the "
+                                                "unspecified dimension size -1 can be any value and is ambiguous"));
   BOOST_CHECK_EXCEPTION((void)x.unflatten(1, {3, 2}), zt::ValueError,
                         exactly<zt::ValueError>("unflatten: Provided sizes [3, 2] don't multiply up to the size of dim "
                                                 "1 (4) in the input tensor"));
@@ -365,6 +375,13 @@ BOOST_AUTO_TEST_CASE(errors_have_pytorch_wording_and_kinds) {
                         exactly<zt::ValueError>("chunk expects at least a 1-dimensional tensor"));
   BOOST_CHECK_EXCEPTION((void)x.split(-1), zt::ValueError,
                         exactly<zt::ValueError>("split expects split_size be non-negative, but got split_size=-1"));
+  // The counts are checked before the dim, as PyTorch checks them.
+  BOOST_CHECK_EXCEPTION((void)x.narrow(5, 0, -1), zt::ValueError,
+                        exactly<zt::ValueError>("narrow(): length must be non-negative."));
+  BOOST_CHECK_EXCEPTION((void)x.split(-1, 5), zt::ValueError,
+                        exactly<zt::ValueError>("split expects split_size be non-negative, but got split_size=-1"));
+  BOOST_CHECK_EXCEPTION((void)x.chunk(0, 5), zt::ValueError,
+                        exactly<zt::ValueError>("chunk expects `chunks` to be greater than 0, got: 0"));
   BOOST_CHECK_EXCEPTION((void)x.split(0), zt::ValueError,
                         exactly<zt::ValueError>("split_size can only be 0 if dimension size is 0, but got dimension "
                                                 "size of 3"));

@@ -138,9 +138,10 @@ inline void copy_layout(Sizes shape, Sizes strides, SizesOut out_shape, SizesOut
 [[nodiscard]] inline index_t narrow_layout(Sizes shape, Sizes strides, index_t dim, index_t start, index_t length,
                                            SizesOut out_shape, SizesOut out_strides) {
   if (shape.empty()) [[unlikely]] throw_zero_dim("narrow()");
+  if (length < 0) [[unlikely]] throw_narrow(start, length, 0);  // before the dim, as PyTorch
   const std::size_t d = wrap_dim(dim, shape.size());
   const index_t size = shape[d];
-  if (length < 0 || start < -size || start > size) [[unlikely]] throw_narrow(start, length, size);
+  if (start < -size || start > size) [[unlikely]] throw_narrow(start, length, size);
   if (start < 0) start += size;
   if (start > size - length) [[unlikely]] throw_narrow(start, length, size);
   return slice_layout(shape, strides, index_t(d), start, start + length, 1, out_shape, out_strides);
@@ -230,22 +231,23 @@ inline void unsqueeze_layout(Sizes shape, Sizes strides, index_t dim, SizesOut o
   }
 }
 
-/// expand(sizes): `sizes` has at least the source's rank; new leading dimensions and
-/// extent-1 dimensions broadcast with stride 0, -1 keeps an existing extent.
+/// expand(sizes): `sizes` has at least the source's rank; -1 keeps an existing extent, an
+/// extent-1 dimension broadcasts with stride 0. New leading dimensions take PyTorch's
+/// strides (inferExpandGeometry): 0 where they broadcast, else the next dimension's extent
+/// times stride; all 0 for a rank-0 source.
 inline void expand_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
   if (sizes.size() < shape.size()) [[unlikely]] throw_expand(shape, sizes);
   const std::size_t lead = sizes.size() - shape.size();
-  for (std::size_t d = 0; d < sizes.size(); ++d) {
-    if (d < lead) {
-      if (sizes[d] < 0) [[unlikely]] throw_expand(shape, sizes);
-      out_shape[d] = sizes[d];
-      out_strides[d] = 0;
-      continue;
-    }
-    const index_t size = shape[d - lead], wanted = sizes[d] == -1 ? size : sizes[d];
-    if (wanted != size && (size != 1 || wanted < 0)) [[unlikely]] throw_expand(shape, sizes);
+  for (std::size_t d = sizes.size(); d-- > 0;) {
+    const bool exists = d >= lead;
+    const index_t size = exists ? shape[d - lead] : 1;
+    const index_t wanted = sizes[d] == -1 && exists ? size : sizes[d];
+    if (wanted < 0 || (wanted != size && size != 1)) [[unlikely]] throw_expand(shape, sizes);
     out_shape[d] = wanted;
-    out_strides[d] = wanted == size ? strides[d - lead] : 0;
+    if (wanted != size || shape.empty())
+      out_strides[d] = 0;
+    else
+      out_strides[d] = exists ? strides[d - lead] : checked_mul(out_shape[d + 1], out_strides[d + 1]);
   }
   (void)checked_numel(Sizes(out_shape.data(), out_shape.size()), 1, "expand()");
 }
