@@ -49,7 +49,7 @@ inline constexpr bool range_is_read_only = std::is_const_v<range_element_t<R>>;
 template <class R>
 inline constexpr bool borrows_memory = std::ranges::enable_borrowed_range<std::remove_cvref_t<R>>;
 
-[[noreturn]] void throw_null_container();
+[[noreturn]] ZT_API void throw_null_container();
 
 /// The container a shared_ptr owns; ValueError when there is none.
 template <class Range>

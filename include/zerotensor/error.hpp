@@ -22,7 +22,7 @@ struct ZT_API ValueError : Error {
 };
 
 /// An index or dimension out of range (PyTorch's IndexError); a kind of ValueError.
-struct IndexError : ValueError {
+struct ZT_API IndexError : ValueError {
   using ValueError::ValueError;
 };
 

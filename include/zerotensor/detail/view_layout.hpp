@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "zerotensor/export.hpp"
 #include "zerotensor/buffer.hpp"
 #include "zerotensor/detail/checked_arithmetic.hpp"
 #include "zerotensor/device.hpp"
@@ -74,23 +75,23 @@ struct ContiguousCopy {
   KeepAlive owner;
   Device device;
 };
-[[nodiscard]] ContiguousCopy contiguous_copy(DType dtype, const void* data, Sizes shape, Sizes strides,
+[[nodiscard]] ZT_API ContiguousCopy contiguous_copy(DType dtype, const void* data, Sizes shape, Sizes strides,
                                              const KeepAlive& owner, Device device);
 
 // The errors (PyTorch's wording; IndexError where PyTorch raises IndexError).
-[[noreturn]] void throw_dim_out_of_range(index_t dim, index_t low, index_t high);
-[[noreturn]] void throw_view_overflow(index_t a, index_t b);
-[[noreturn]] void throw_zero_dim(const char* operation);
-[[noreturn]] void throw_zero_dim_index(const char* operation);
-[[noreturn]] void throw_narrow(index_t start, index_t length, index_t size);
-[[noreturn]] void throw_slice_step();
-[[noreturn]] void throw_select_index(index_t index, Sizes shape, std::size_t dim);
-[[noreturn]] void throw_permute(Sizes dims, std::size_t rank);
-[[noreturn]] void throw_expand(Sizes shape, Sizes sizes);
-[[noreturn]] void throw_diagonal_dims(std::size_t dim1, std::size_t dim2);
-[[noreturn]] void throw_unfold(index_t size, index_t step, index_t dim_size, std::size_t dim);
-[[noreturn]] void throw_t_rank(std::size_t rank);
-[[noreturn]] void throw_matrix_rank(const char* operation, std::size_t rank);
+[[noreturn]] ZT_API void throw_dim_out_of_range(index_t dim, index_t low, index_t high);
+[[noreturn]] ZT_API void throw_view_overflow(index_t a, index_t b);
+[[noreturn]] ZT_API void throw_zero_dim(const char* operation);
+[[noreturn]] ZT_API void throw_zero_dim_index(const char* operation);
+[[noreturn]] ZT_API void throw_narrow(index_t start, index_t length, index_t size);
+[[noreturn]] ZT_API void throw_slice_step();
+[[noreturn]] ZT_API void throw_select_index(index_t index, Sizes shape, std::size_t dim);
+[[noreturn]] ZT_API void throw_permute(Sizes dims, std::size_t rank);
+[[noreturn]] ZT_API void throw_expand(Sizes shape, Sizes sizes);
+[[noreturn]] ZT_API void throw_diagonal_dims(std::size_t dim1, std::size_t dim2);
+[[noreturn]] ZT_API void throw_unfold(index_t size, index_t step, index_t dim_size, std::size_t dim);
+[[noreturn]] ZT_API void throw_t_rank(std::size_t rank);
+[[noreturn]] ZT_API void throw_matrix_rank(const char* operation, std::size_t rank);
 
 /// `a * b`, or ValueError when it does not fit in 64 bits.
 [[nodiscard]] inline index_t checked_mul(index_t a, index_t b) {
@@ -305,39 +306,39 @@ struct Layout {
 };
 
 /// squeeze(): every extent-1 dimension dropped; squeeze(dims): those of `dims` with extent 1.
-[[nodiscard]] Layout squeeze_layout(Sizes shape, Sizes strides);
-[[nodiscard]] Layout squeeze_layout(Sizes shape, Sizes strides, Sizes dims);
+[[nodiscard]] ZT_API Layout squeeze_layout(Sizes shape, Sizes strides);
+[[nodiscard]] ZT_API Layout squeeze_layout(Sizes shape, Sizes strides, Sizes dims);
 /// movedim(sources, destinations).
-void movedim_layout(Sizes shape, Sizes strides, Sizes sources, Sizes destinations, SizesOut out_shape,
+ZT_API void movedim_layout(Sizes shape, Sizes strides, Sizes sources, Sizes destinations, SizesOut out_shape,
                     SizesOut out_strides);
 /// `sizes` with its one -1 inferred from `numel` (PyTorch's infer_size and its errors),
 /// written to `out` (as many entries as `sizes`).
-void infer_size(Sizes sizes, index_t numel, SizesOut out);
+ZT_API void infer_size(Sizes sizes, index_t numel, SizesOut out);
 /// Writes the strides viewing `shape`/`strides` as `sizes` needs (PyTorch's rule), or
 /// returns false when no strides can; `sizes` already inferred.
-[[nodiscard]] bool view_strides(Sizes shape, Sizes strides, Sizes sizes, SizesOut out);
+[[nodiscard]] ZT_API bool view_strides(Sizes shape, Sizes strides, Sizes sizes, SizesOut out);
 /// view(sizes), whose rank is sizes.size(); ValueError with PyTorch's "view size is not
 /// compatible" message when the strides do not allow it.
-void view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides);
+ZT_API void view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides);
 /// reshape(sizes)'s layout when it is a view; nothing when it needs a copy.
-[[nodiscard]] std::optional<Layout> reshape_layout(Sizes shape, Sizes strides, Sizes sizes);
+[[nodiscard]] ZT_API std::optional<Layout> reshape_layout(Sizes shape, Sizes strides, Sizes sizes);
 /// The shape flatten(start_dim, end_dim) reshapes to; nothing when it keeps the tensor as
 /// it is (start_dim == end_dim, as PyTorch, which then returns the tensor itself).
-[[nodiscard]] std::optional<DynamicExtents> flatten_shape(Sizes shape, index_t start_dim, index_t end_dim);
+[[nodiscard]] ZT_API std::optional<DynamicExtents> flatten_shape(Sizes shape, index_t start_dim, index_t end_dim);
 /// The shape unflatten(dim, sizes) views as.
-[[nodiscard]] DynamicExtents unflatten_shape(Sizes shape, index_t dim, Sizes sizes);
+[[nodiscard]] ZT_API DynamicExtents unflatten_shape(Sizes shape, index_t dim, Sizes sizes);
 /// as_strided(size, stride, storage_offset), of rank size.size(), checked to lie inside
 /// the elements the source reaches (ValueError naming both ranges otherwise).
-[[nodiscard]] index_t as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_strides,
+[[nodiscard]] ZT_API index_t as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_strides,
                                         std::optional<index_t> storage_offset, SizesOut out_shape,
                                         SizesOut out_strides);
 /// view(dtype) with PyTorch's rules (same rank), from a source of dtype `from` at `address`.
-void view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, const void* address, SizesOut out_shape,
+ZT_API void view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, const void* address, SizesOut out_shape,
                        SizesOut out_strides);
 /// view_as_real() of a complex source (rank + 1); view_as_complex() of a float32/float64
 /// source (rank - 1).
-void view_as_real_layout(Sizes shape, Sizes strides, DType from, SizesOut out_shape, SizesOut out_strides);
-void view_as_complex_layout(Sizes shape, Sizes strides, DType from, const void* address, SizesOut out_shape,
+ZT_API void view_as_real_layout(Sizes shape, Sizes strides, DType from, SizesOut out_shape, SizesOut out_strides);
+ZT_API void view_as_complex_layout(Sizes shape, Sizes strides, DType from, const void* address, SizesOut out_shape,
                             SizesOut out_strides);
 
 /// One piece of a split along `dim`: where it starts and its extent there.
@@ -351,16 +352,16 @@ struct Pieces {
   std::size_t dim;
   std::vector<Piece> pieces;
 };
-[[nodiscard]] Pieces chunk_pieces(Sizes shape, index_t chunks, index_t dim);
-[[nodiscard]] Pieces split_pieces(Sizes shape, index_t split_size, index_t dim);
-[[nodiscard]] Pieces split_pieces(Sizes shape, Sizes split_sizes, index_t dim);
-[[nodiscard]] Pieces tensor_split_pieces(Sizes shape, index_t sections, index_t dim);
-[[nodiscard]] Pieces tensor_split_pieces(Sizes shape, Sizes indices, index_t dim);
+[[nodiscard]] ZT_API Pieces chunk_pieces(Sizes shape, index_t chunks, index_t dim);
+[[nodiscard]] ZT_API Pieces split_pieces(Sizes shape, index_t split_size, index_t dim);
+[[nodiscard]] ZT_API Pieces split_pieces(Sizes shape, Sizes split_sizes, index_t dim);
+[[nodiscard]] ZT_API Pieces tensor_split_pieces(Sizes shape, index_t sections, index_t dim);
+[[nodiscard]] ZT_API Pieces tensor_split_pieces(Sizes shape, Sizes indices, index_t dim);
 /// unbind(dim): the wrapped dimension; IndexError for a rank-0 source.
-[[nodiscard]] std::size_t unbind_dim(Sizes shape, index_t dim);
+[[nodiscard]] ZT_API std::size_t unbind_dim(Sizes shape, index_t dim);
 
 /// TypeError: zerotensor has no lazy conjugation, so the conjugate transpose of a complex
 /// tensor is no view.
-[[noreturn]] void throw_conjugate_view(const char* operation, DType dtype);
+[[noreturn]] ZT_API void throw_conjugate_view(const char* operation, DType dtype);
 
 }  // namespace zt::detail
