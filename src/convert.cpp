@@ -150,8 +150,10 @@ void convert_through_float(const From* in, To* out, index_t count) {
 }
 
 // The bulk loops get an AVX2 version too, chosen when the library is loaded (GCC's function
-// multi-versioning), while the library stays built for baseline x86-64.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// multi-versioning), while the library stays built for baseline x86-64. Not under
+// ThreadSanitizer: the version is chosen by a resolver that runs while the program is being
+// relocated, before the sanitizer's runtime exists, and its instrumentation crashes there.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define ZT_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define ZT_AVX2_CLONES
