@@ -9,6 +9,7 @@
 #include <numeric>
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -76,7 +77,11 @@ To convert_value(From value) {
 // Eigen keeps it signaling, so its quiet bit is cleared again.
 #if defined(__x86_64__) && defined(__GNUC__)
 bool has_f16c() {
-  static const bool present = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  // F16C from CPUID itself: clang's __builtin_cpu_supports does not know "f16c".
+  static const bool present = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __builtin_cpu_supports("avx") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+  }();
   return present;
 }
 
