@@ -56,11 +56,8 @@ std::optional<DType> dtype_global(std::string_view global) {
 
 /// The dtype of a storage class global ("torch.FloatStorage"), if it names one.
 std::optional<DType> storage_global(std::string_view global) {
-  for (DType dtype : all_dtypes) {
-    const std::string_view storage = torch_storage_classes[std::size_t(dtype)];
-    if (!storage.empty() && global.starts_with("torch.") && global.substr(6) == storage) return dtype;
-  }
-  return std::nullopt;
+  if (!global.starts_with("torch.")) return std::nullopt;
+  return dtype_named<&DTypeFormats::torch_storage>(global.substr(6));
 }
 
 /// torch.save names the untyped storage by its defining module; torch.UntypedStorage is the same class.
