@@ -278,10 +278,8 @@ class PickleReader {
 
   void long_integer(std::uint64_t length) {
     if (length > 8) fail_here("holds an integer of ", length, " bytes; the reader takes 64-bit integers");
-    const auto bytes = take(length);
-    std::uint64_t value = 0;
-    for (std::size_t i = 0; i < length; ++i) value |= std::uint64_t(bytes[i]) << (8 * i);
-    if (length > 0 && length < 8 && (std::uint8_t(bytes[length - 1]) & 0x80) != 0)
+    std::uint64_t value = unsigned_number(length);
+    if (length > 0 && length < 8 && (value >> (8 * length - 1)) != 0)
       value |= ~std::uint64_t(0) << (8 * length);  // sign-extend two's complement
     push_integer(PickleKind::integer, std::int64_t(value));
   }
