@@ -185,7 +185,7 @@ void or_shifted(std::vector<std::uint64_t>& bits, index_t shift) {
 /// pass, so the work is proportional to the reach rather than the element count. Then
 /// refuses a reached byte other than 0 or 1, naming its offset from the first element.
 void check_overlapping_bool_bytes(const std::byte* first, std::span<const index_t> shape,
-                                                    std::span<const index_t> strides, index_t below, index_t reach) {
+                                  std::span<const index_t> strides, index_t below, index_t reach) {
   std::vector<std::uint64_t> bits(std::size_t((reach + 63) / 64), 0);
   bits[std::size_t(below / 64)] |= std::uint64_t{1} << (below % 64);
   for (std::size_t d = 0; d < shape.size(); ++d) {
@@ -209,8 +209,7 @@ void check_overlapping_bool_bytes(const std::byte* first, std::span<const index_
 /// already read, so the walk leaves both out; a view that still overlaps itself is checked
 /// byte by byte over its reach. A bad byte is named by its first index in C order (index 0
 /// in every left-out dimension), or by its offset when the view overlaps itself.
-void check_bool_elements(const std::byte* first, std::span<const index_t> shape,
-                                           std::span<const index_t> strides) {
+void check_bool_elements(const std::byte* first, std::span<const index_t> shape, std::span<const index_t> strides) {
   const auto stepped = [&](std::size_t d) { return shape[d] > 1 && strides[d] != 0; };
   std::size_t rank = 0;
   for (std::size_t d = 0; d < shape.size(); ++d) rank += stepped(d) ? 1 : 0;
