@@ -436,13 +436,10 @@ class PickleReader {
     const index_t count = checked_numel(tensor.shape, size, numel_context_);
     std::int64_t last = tensor.offset;  // the highest element reached
     bool overflow = false;
+    for (index_t stride : tensor.strides) overflow |= stride < 0;
     for (std::size_t d = 0; d < tensor.shape.size() && count > 0; ++d) {
       std::int64_t step = 0;
-      overflow |= tensor.strides[d] < 0 || mul_overflows(tensor.shape[d] - 1, tensor.strides[d], step) ||
-                  add_overflows(last, step, last);
-    }
-    if (tensor.strides.size() > 0 && count == 0) {
-      for (index_t stride : tensor.strides) overflow |= stride < 0;
+      overflow |= mul_overflows(tensor.shape[d] - 1, tensor.strides[d], step) || add_overflows(last, step, last);
     }
     if (overflow || (count > 0 ? last >= elements : tensor.offset > elements))
       fail_here("calls ", global, " with ", layout(), ", which reaches outside its storage of ", elements, " ",
