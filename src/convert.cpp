@@ -220,8 +220,7 @@ template <class To, class From>
 void convert_block(const From* in, const std::array<index_t, 2>& in_steps, To* out,
                    const std::array<index_t, 2>& out_steps, index_t rows, index_t columns) {
   constexpr index_t tile = 256, micro = 8;
-  const auto magnitude = [](index_t step) { return step < 0 ? -step : step; };
-  if (magnitude(in_steps[1]) <= magnitude(in_steps[0]) || rows < micro || columns < micro) {
+  if (std::abs(in_steps[1]) <= std::abs(in_steps[0]) || rows < micro || columns < micro) {
     for (index_t r = 0; r < rows; ++r)
       convert_run(in + r * in_steps[0], in_steps[1], out + r * out_steps[0], out_steps[1], columns);
     return;

@@ -109,18 +109,21 @@ class HostSteps {
   }
 
  private:
-  void work() {
-    std::exception_ptr failure;
+  /// Runs `step`; its exception, or none.
+  template <class Step>
+  static std::exception_ptr failure_of(const Step& step) {
     try {
-      start_();
+      step();
+      return nullptr;
     } catch (...) {
-      failure = std::current_exception();
+      return std::current_exception();
     }
+  }
+
+  void work() {
+    const std::exception_ptr failure = failure_of(start_);
     std::unique_lock lock(mutex_);
-    if (failure) {
-      record_failure(failure);
-      return;
-    }
+    if (failure) return record_failure(failure);
     while (true) {
       changed_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       if (stopping_) return;
@@ -133,12 +136,7 @@ class HostSteps {
     const std::size_t index = queue_.front();
     queue_.pop_front();
     lock.unlock();
-    std::exception_ptr failure;
-    try {
-      run_(index);
-    } catch (...) {
-      failure = std::current_exception();
-    }
+    const std::exception_ptr failure = failure_of([&] { run_(index); });
     lock.lock();
     done_[index] = true;
     record_failure(failure);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdlib>
 #include <span>
 
 #include "zerotensor/extents.hpp"
@@ -59,10 +60,9 @@ CoalescedLayout<N> coalesce(std::span<const index_t> shape, const std::array<std
   std::size_t kept = 0;
   for (std::size_t d = 0; d < shape.size(); ++d)
     if (shape[d] != 1) order[kept++] = index_t(d);
-  const auto magnitude = [](index_t stride) { return stride < 0 ? -stride : stride; };
   std::stable_sort(order.begin(), order.begin() + kept, [&](index_t a, index_t b) {
     for (std::size_t k = 0; k < N; ++k) {
-      const index_t x = magnitude(strides[k][std::size_t(a)]), y = magnitude(strides[k][std::size_t(b)]);
+      const index_t x = std::abs(strides[k][std::size_t(a)]), y = std::abs(strides[k][std::size_t(b)]);
       if (x != y) return x > y;
     }
     return false;

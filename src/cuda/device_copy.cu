@@ -1,8 +1,8 @@
-// AnyTensor::to(Device), and clone() of GPU memory, in the CUDA build. Large tensors move between ordinary (pageable)
-// host memory and a GPU through the pinned staging buffers (staged_transfer.hpp); every
-// other pair — pinned, managed, device to device, and small tensors — is one
-// cudaMemcpyAsync (unified addressing tells the runtime the direction). Strided sources are
-// gathered on the host first.
+// AnyTensor::to(Device), and clone() of GPU memory, in the CUDA build. Large tensors move
+// between ordinary (pageable) host memory and a GPU through the pinned staging buffers
+// (staged_transfer.hpp); every other pair — pinned, managed, device to device, and small
+// tensors — is one cudaMemcpyAsync (unified addressing tells the runtime the direction).
+// Strided sources are gathered on the host first.
 #include <cstring>
 
 #include "zerotensor/cuda.hpp"

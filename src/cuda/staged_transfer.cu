@@ -1,6 +1,5 @@
 // The staged copy's CUDA side: pinned buffers kept in a pool, one event per buffer, and
 // cudaMemcpyAsync on the caller's stream. The schedule itself is src/staged_copy.hpp.
-#include "../concat.hpp"
 #include "staged_transfer.hpp"
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include "zerotensor/staging.hpp"
 #include "zerotensor/storage.hpp"
 
+#include "../concat.hpp"
 #include "../staged_copy.hpp"
 #include "current_device.hpp"
 

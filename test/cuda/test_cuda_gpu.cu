@@ -1,8 +1,8 @@
 // The CUDA path on a real GPU: copies between host and device memory the tensor owns,
 // strided sources, device ↔ device, clone and conversion of device memory, the driver's
-// view of an address, host-only
-// operations refusing device memory, and Eigen expressions on the GPU. Without a usable
-// GPU the program prints why and exits 77, which CTest reports as Skipped.
+// view of an address, host-only operations refusing device memory, and Eigen expressions
+// on the GPU. Without a usable GPU the program prints why and exits 77, which CTest
+// reports as Skipped.
 #include "zerotensor/cuda.hpp"
 
 #include <boost/test/unit_test.hpp>
