@@ -7,10 +7,10 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "../test/arrow_metadata.hpp"
 #include "ratio.hpp"
 #include "zerotensor/from_arrow.hpp"
 #include "zerotensor/from_dlpack.hpp"
@@ -68,19 +68,8 @@ struct Producer {
   static void release_schema(ar::Schema* self) { self->release = nullptr; }
   ar::Schema float_schema{"f", nullptr, nullptr, 0, 0, nullptr, nullptr, &release_schema, nullptr};
   ar::Schema* float_ptr = &float_schema;
-  std::string metadata = [] {
-    const std::string pairs[4] = {"ARROW:extension:name", "arrow.fixed_shape_tensor", "ARROW:extension:metadata",
-                                  R"({"shape":[8,8]})"};
-    std::string out(4, '\0');
-    const std::int32_t count = 2;
-    std::memcpy(out.data(), &count, 4);
-    for (const std::string& text : pairs) {
-      const auto length = std::int32_t(text.size());
-      out.append(reinterpret_cast<const char*>(&length), 4);
-      out += text;
-    }
-    return out;
-  }();
+  std::string metadata = zt_test::arrow_metadata(
+      {{"ARROW:extension:name", "arrow.fixed_shape_tensor"}, {"ARROW:extension:metadata", R"({"shape":[8,8]})"}});
   ar::Schema tensor_schema{"+w:64", nullptr, metadata.c_str(), 0, 1, &float_ptr, nullptr, &release_schema, nullptr};
 };
 

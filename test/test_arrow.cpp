@@ -3,6 +3,7 @@
 // The peer check against pyarrow itself is test/arrow/pyarrow_check.py.
 #include <boost/test/unit_test.hpp>
 
+#include "arrow_metadata.hpp"
 #include "message_check.hpp"
 
 #include <array>
@@ -75,22 +76,10 @@ struct Producer {
   }
 };
 
-/// Arrow's binary key/value metadata.
-std::string metadata(const std::vector<std::pair<std::string, std::string>>& pairs) {
-  std::string out;
-  const auto put = [&out](std::int32_t n) { out.append(reinterpret_cast<const char*>(&n), 4); };
-  put(std::int32_t(pairs.size()));
-  for (const auto& [key, value] : pairs) {
-    put(std::int32_t(key.size()));
-    out += key;
-    put(std::int32_t(value.size()));
-    out += value;
-  }
-  return out;
-}
+using zt_test::arrow_metadata;
 
 std::string tensor_extension(const std::string& json) {
-  return metadata({{"ARROW:extension:name", "arrow.fixed_shape_tensor"}, {"ARROW:extension:metadata", json}});
+  return arrow_metadata({{"ARROW:extension:name", "arrow.fixed_shape_tensor"}, {"ARROW:extension:metadata", json}});
 }
 
 std::vector<float> iota_floats(std::size_t n) {
@@ -363,7 +352,7 @@ BOOST_AUTO_TEST_CASE(extension_metadata_in_any_layout_reads_the_same) {
       {name, parameters, {"ARROW:extension:nbme", "x"}},
       {name, {"k", ""}, parameters},
   };
-  for (const Pairs& pairs : tensors) BOOST_TEST(import(metadata(pairs)) == (zt::DynamicExtents{2, 2, 3}));
+  for (const Pairs& pairs : tensors) BOOST_TEST(import(arrow_metadata(pairs)) == (zt::DynamicExtents{2, 2, 3}));
   // Not the extension (a name off by one byte, or renamed later): the storage, as it is.
   const std::vector<Pairs> storages = {
       {{"ARROW:extension:nbme", name.second}, parameters},
@@ -371,12 +360,12 @@ BOOST_AUTO_TEST_CASE(extension_metadata_in_any_layout_reads_the_same) {
       {{name.first, "arrow.fixed_shape_tensor_"}, parameters},
       {name, parameters, {name.first, "arrow.uuid"}},
   };
-  for (const Pairs& pairs : storages) BOOST_TEST(import(metadata(pairs)) == (zt::DynamicExtents{2, 6}));
+  for (const Pairs& pairs : storages) BOOST_TEST(import(arrow_metadata(pairs)) == (zt::DynamicExtents{2, 6}));
   // The extension without its parameters' key spelled right: no JSON to read.
-  BOOST_CHECK_EXCEPTION(static_cast<void>(import(metadata({name, {"ARROW:extension:metadatA", "{}"}}))),
+  BOOST_CHECK_EXCEPTION(static_cast<void>(import(arrow_metadata({name, {"ARROW:extension:metadatA", "{}"}}))),
                         zt::ValueError, with_message<zt::ValueError>("arrow.fixed_shape_tensor has no \"ARROW:extension:metadata\""));
   // A negative JSON length: refused, naming it.
-  std::string negative = metadata({name, {parameters.first, ""}});
+  std::string negative = arrow_metadata({name, {parameters.first, ""}});
   const std::int32_t minus_one = -1;
   std::memcpy(negative.data() + negative.size() - 4, &minus_one, 4);
   BOOST_CHECK_EXCEPTION(static_cast<void>(import(negative)), zt::ValueError,

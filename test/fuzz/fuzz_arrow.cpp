@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../arrow_metadata.hpp"
 #include "fuzz_support.hpp"
 #include "zerotensor/from_arrow.hpp"
 
@@ -112,16 +113,7 @@ struct Tree {
                                                   parts[2] + "," + parts[3] + "]}"}};
       }
     }
-    std::string out;
-    const auto put = [&out](std::int32_t n) { out.append(reinterpret_cast<const char*>(&n), 4); };
-    put(std::int32_t(pairs.size()));
-    for (const auto& [key, value] : pairs) {
-      put(std::int32_t(key.size()));
-      out += key;
-      put(std::int32_t(value.size()));
-      out += value;
-    }
-    return out;
+    return zt_test::arrow_metadata(pairs);
   }
 
   /// One level: its schema and array, then (for lists and structs) their children. `slots`
