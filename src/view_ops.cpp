@@ -1,6 +1,7 @@
 // AnyTensor's view operations: the layouts of detail/view_layout.hpp, each result built by
 // detail::make_view with this tensor's owner, device and writability.
 #include <array>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -28,15 +29,20 @@ AnyTensor from_layout(const AnyTensor& tensor, detail::Layout&& layout) {
 }
 
 /// A view of rank `rank` and dtype `dtype` whose layout `write(shape, strides)` writes,
-/// returning its first element in elements from `tensor`'s. The layout is written on the
-/// stack, as a view built by hand is, and copied once into the result.
+/// returning its first element in elements from `tensor`'s (a layout that returns nothing
+/// keeps the first element). The layout is written on the stack, as a view built by hand
+/// is, and copied once into the result.
 template <class Write>
 AnyTensor derive(const AnyTensor& tensor, std::size_t rank, Write&& write, DType dtype) {
   std::array<index_t, 2 * DynamicExtents::inline_capacity> small;
   std::vector<index_t> large(2 * rank > small.size() ? 2 * rank : 0);
   index_t* const buffer = large.empty() ? small.data() : large.data();
   const SizesOut shape(buffer, rank), strides(buffer + rank, rank);
-  const index_t offset = write(shape, strides);
+  index_t offset = 0;
+  if constexpr (std::is_void_v<decltype(write(shape, strides))>)
+    write(shape, strides);
+  else
+    offset = write(shape, strides);
   KeepAlive owner = tensor.owner();
   return detail::make_view(dtype, element_address(tensor, offset), shape, strides, std::move(owner), tensor.device(),
                            tensor.is_writable());
@@ -44,15 +50,6 @@ AnyTensor derive(const AnyTensor& tensor, std::size_t rank, Write&& write, DType
 template <class Write>
 AnyTensor derive(const AnyTensor& tensor, std::size_t rank, Write&& write) {
   return derive(tensor, rank, std::forward<Write>(write), tensor.dtype());
-}
-
-/// The same rank, the same first element.
-template <class Write>
-AnyTensor same_rank(const AnyTensor& tensor, Write&& write) {
-  return derive(tensor, tensor.rank(), [&](SizesOut shape, SizesOut strides) {
-    write(shape, strides);
-    return index_t{0};
-  });
 }
 
 std::vector<AnyTensor> narrow_pieces(const AnyTensor& tensor, const detail::Pieces& split) {
@@ -96,51 +93,51 @@ AnyTensor AnyTensor::select(index_t dim, index_t index) const {
 }
 
 AnyTensor AnyTensor::transpose(index_t dim0, index_t dim1) const {
-  return same_rank(*this, [&](SizesOut shape, SizesOut strides) {
+  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
     detail::transpose_layout(shape_.span(), strides_.span(), dim0, dim1, shape, strides);
   });
 }
 
 AnyTensor AnyTensor::permute(List dims) const {
-  return same_rank(*this, [&](SizesOut shape, SizesOut strides) {
+  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
     detail::permute_layout(shape_.span(), strides_.span(), dims, shape, strides);
   });
 }
 
 AnyTensor AnyTensor::movedim(index_t source, index_t destination) const {
-  return same_rank(*this, [&](SizesOut shape, SizesOut strides) {
+  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
     detail::movedim_layout(shape_.span(), strides_.span(), source, destination, shape, strides);
   });
 }
 
 AnyTensor AnyTensor::movedim(List sources, List destinations) const {
-  return same_rank(*this, [&](SizesOut shape, SizesOut strides) {
+  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
     detail::movedim_layout(shape_.span(), strides_.span(), sources, destinations, shape, strides);
   });
 }
 
 AnyTensor AnyTensor::t() const {
-  return same_rank(*this, [&](SizesOut shape, SizesOut strides) {
+  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
     detail::t_layout(shape_.span(), strides_.span(), shape, strides);
   });
 }
 
 AnyTensor AnyTensor::mT() const {
-  return same_rank(*this, [&](SizesOut shape, SizesOut strides) {
+  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
     detail::matrix_transpose_layout("mT", shape_.span(), strides_.span(), shape, strides);
   });
 }
 
 AnyTensor AnyTensor::mH() const {
   if (is_complex(dtype_)) detail::throw_conjugate_view("mH", dtype_);
-  return same_rank(*this, [&](SizesOut shape, SizesOut strides) {
+  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
     detail::matrix_transpose_layout("mH", shape_.span(), strides_.span(), shape, strides);
   });
 }
 
 AnyTensor AnyTensor::adjoint() const {
   if (is_complex(dtype_)) detail::throw_conjugate_view("adjoint()", dtype_);
-  return same_rank(*this, [&](SizesOut shape, SizesOut strides) {
+  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
     detail::matrix_transpose_layout("adjoint()", shape_.span(), strides_.span(), shape, strides);
   });
 }
@@ -154,21 +151,18 @@ AnyTensor AnyTensor::squeeze(List dims) const {
 AnyTensor AnyTensor::unsqueeze(index_t dim) const {
   return derive(*this, rank() + 1, [&](SizesOut shape, SizesOut strides) {
     detail::unsqueeze_layout(shape_.span(), strides_.span(), dim, shape, strides);
-    return index_t{0};
   });
 }
 
 AnyTensor AnyTensor::expand(List sizes) const {
   return derive(*this, sizes.size(), [&](SizesOut shape, SizesOut strides) {
     detail::expand_layout(shape_.span(), strides_.span(), sizes, shape, strides);
-    return index_t{0};
   });
 }
 
 AnyTensor AnyTensor::view(List sizes) const {
   return derive(*this, sizes.size(), [&](SizesOut shape, SizesOut strides) {
     detail::view_layout(shape_.span(), strides_.span(), sizes, shape, strides);
-    return index_t{0};
   });
 }
 
@@ -198,7 +192,6 @@ AnyTensor AnyTensor::diagonal(index_t offset, index_t dim1, index_t dim2) const 
 AnyTensor AnyTensor::unfold(index_t dim, index_t size, index_t step) const {
   return derive(*this, rank() + 1, [&](SizesOut shape, SizesOut strides) {
     detail::unfold_layout(shape_.span(), strides_.span(), dim, size, step, shape, strides);
-    return index_t{0};
   });
 }
 
@@ -239,7 +232,6 @@ std::vector<AnyTensor> AnyTensor::unbind(index_t dim) const {
 AnyTensor AnyTensor::view(DType dtype) const {
   const auto write = [&](SizesOut shape, SizesOut strides) {
     detail::view_dtype_layout(shape_.span(), strides_.span(), dtype_, dtype, data_, shape, strides);
-    return index_t{0};
   };
   return derive(*this, rank(), write, dtype);
 }
@@ -248,7 +240,6 @@ AnyTensor AnyTensor::view_as_real() const {
   const DType part = dtype_ == complex128 ? float64 : float32;
   const auto write = [&](SizesOut shape, SizesOut strides) {
     detail::view_as_real_layout(shape_.span(), strides_.span(), dtype_, shape, strides);
-    return index_t{0};
   };
   return derive(*this, rank() + 1, write, part);
 }
@@ -257,7 +248,6 @@ AnyTensor AnyTensor::view_as_complex() const {
   const DType whole = dtype_ == float64 ? complex128 : complex64;
   const auto write = [&](SizesOut shape, SizesOut strides) {
     detail::view_as_complex_layout(shape_.span(), strides_.span(), dtype_, data_, shape, strides);
-    return index_t{0};
   };
   return derive(*this, rank() == 0 ? 0 : rank() - 1, write, whole);
 }

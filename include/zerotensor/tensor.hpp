@@ -315,7 +315,7 @@ class Tensor {
   }
 
   [[nodiscard]] Tensor transpose(index_t dim0, index_t dim1) const {
-    return same_rank([&](auto shape, auto strides) {
+    return derive<Rank>(rank(), [&](auto shape, auto strides) {
       detail::transpose_layout(shape_, strides_, dim0, dim1, shape, strides);
     });
   }
@@ -323,16 +323,18 @@ class Tensor {
   [[nodiscard]] Tensor swapdims(index_t dim0, index_t dim1) const { return transpose(dim0, dim1); }
   /// Dimension i of the result is dimension dims[i] of this tensor.
   [[nodiscard]] Tensor permute(List dims) const {
-    return same_rank([&](auto shape, auto strides) { detail::permute_layout(shape_, strides_, dims, shape, strides); });
+    return derive<Rank>(rank(), [&](auto shape, auto strides) {
+      detail::permute_layout(shape_, strides_, dims, shape, strides);
+    });
   }
   [[nodiscard]] Tensor permute(BracedList dims) const { return permute(List(dims.begin(), dims.size())); }
   [[nodiscard]] Tensor movedim(index_t source, index_t destination) const {
-    return same_rank([&](auto shape, auto strides) {
+    return derive<Rank>(rank(), [&](auto shape, auto strides) {
       detail::movedim_layout(shape_, strides_, source, destination, shape, strides);
     });
   }
   [[nodiscard]] Tensor movedim(List sources, List destinations) const {
-    return same_rank([&](auto shape, auto strides) {
+    return derive<Rank>(rank(), [&](auto shape, auto strides) {
       detail::movedim_layout(shape_, strides_, sources, destinations, shape, strides);
     });
   }
@@ -343,13 +345,13 @@ class Tensor {
   [[nodiscard]] Tensor t() const {
     static_assert(Rank == dynamic || Rank <= 2, "zt::Tensor::t(): t() transposes a tensor of rank 2 or less; use "
                                                 "mT() for the last two dimensions, transpose() for any two.");
-    return same_rank([&](auto shape, auto strides) { detail::t_layout(shape_, strides_, shape, strides); });
+    return derive<Rank>(rank(), [&](auto shape, auto strides) { detail::t_layout(shape_, strides_, shape, strides); });
   }
   /// The last two dimensions swapped (rank 2 or more).
   [[nodiscard]] Tensor mT() const {
     static_assert(Rank == dynamic || Rank >= 2, "zt::Tensor::mT(): mT() swaps the last two dimensions of a tensor "
                                                 "of rank 2 or more.");
-    return same_rank([&](auto shape, auto strides) {
+    return derive<Rank>(rank(), [&](auto shape, auto strides) {
       detail::matrix_transpose_layout("mT", shape_, strides_, shape, strides);
     });
   }
@@ -360,7 +362,7 @@ class Tensor {
                   "is not a view; use mT() and conjugate a copy.");
     static_assert(Rank == dynamic || Rank >= 2, "zt::Tensor::mH(): mH() swaps the last two dimensions of a tensor "
                                                 "of rank 2 or more.");
-    return same_rank([&](auto shape, auto strides) {
+    return derive<Rank>(rank(), [&](auto shape, auto strides) {
       detail::matrix_transpose_layout("mH", shape_, strides_, shape, strides);
     });
   }
@@ -370,7 +372,7 @@ class Tensor {
                   "transpose is not a view; use mT() and conjugate a copy.");
     static_assert(Rank == dynamic || Rank >= 2, "zt::Tensor::adjoint(): adjoint() swaps the last two dimensions of "
                                                 "a tensor of rank 2 or more.");
-    return same_rank([&](auto shape, auto strides) {
+    return derive<Rank>(rank(), [&](auto shape, auto strides) {
       detail::matrix_transpose_layout("adjoint()", shape_, strides_, shape, strides);
     });
   }
@@ -386,7 +388,6 @@ class Tensor {
   [[nodiscard]] Tensor<T, detail::rank_plus(Rank, 1)> unsqueeze(index_t dim) const {
     return derive<detail::rank_plus(Rank, 1)>(rank() + 1, [&](auto shape, auto strides) {
       detail::unsqueeze_layout(shape_, strides_, dim, shape, strides);
-      return index_t{0};
     });
   }
   /// Extent-1 dimensions repeated (stride 0) to `sizes`; -1 keeps an extent; new leading
@@ -395,7 +396,6 @@ class Tensor {
   [[nodiscard]] Tensor<T, N> expand(List sizes) const {
     return derive<N>(checked_result_rank<N>("expand()", sizes.size()), [&](auto shape, auto strides) {
       detail::expand_layout(shape_, strides_, sizes, shape, strides);
-      return index_t{0};
     });
   }
   template <std::size_t N = Rank>
@@ -421,7 +421,6 @@ class Tensor {
   [[nodiscard]] Tensor<T, N> view(List sizes) const {
     return derive<N>(checked_result_rank<N>("view()", sizes.size()), [&](auto shape, auto strides) {
       detail::view_layout(shape_, strides_, sizes, shape, strides);
-      return index_t{0};
     });
   }
   template <std::size_t N = dynamic>
@@ -473,7 +472,6 @@ class Tensor {
   [[nodiscard]] Tensor<T, detail::rank_plus(Rank, 1)> unfold(index_t dim, index_t size, index_t step) const {
     return derive<detail::rank_plus(Rank, 1)>(rank() + 1, [&](auto shape, auto strides) {
       detail::unfold_layout(shape_, strides_, dim, size, step, shape, strides);
-      return index_t{0};
     });
   }
   /// Any layout inside the elements this tensor reaches (unlike PyTorch, which allows the
@@ -530,7 +528,6 @@ class Tensor {
     using Result = detail::same_constness_t<T, U>;
     return derive<Rank, Result>(rank(), [&](auto shape, auto strides) {
       detail::view_dtype_layout(shape_, strides_, dtype(), dtype_of<Result>, data_, shape, strides);
-      return index_t{0};
     });
   }
   /// A complex tensor's real and imaginary parts as a last dimension of extent 2.
@@ -540,7 +537,6 @@ class Tensor {
     using Result = detail::same_constness_t<T, typename detail::real_part<value_type>::type>;
     return derive<detail::rank_plus(Rank, 1), Result>(rank() + 1, [&](auto shape, auto strides) {
       detail::view_as_real_layout(shape_, strides_, dtype(), shape, strides);
-      return index_t{0};
     });
   }
   /// A float or double tensor whose last dimension has extent 2 as complex numbers.
@@ -551,7 +547,6 @@ class Tensor {
     using Result = detail::same_constness_t<T, std::complex<value_type>>;
     return derive<detail::rank_minus(Rank, 1), Result>(rank() == 0 ? 0 : rank() - 1, [&](auto shape, auto strides) {
       detail::view_as_complex_layout(shape_, strides_, dtype(), data_, shape, strides);
-      return index_t{0};
     });
   }
 
@@ -568,19 +563,18 @@ class Tensor {
   // The views' builders: each result goes through the view constructor.
 
   /// A view of rank R (`rank` at run time) and element type U whose layout
-  /// `layout(shape, strides)` writes, returning its first element in elements from this one's.
+  /// `layout(shape, strides)` writes, returning its first element in elements from this
+  /// one's (a layout that returns nothing keeps the first element).
   template <std::size_t R, class U = T, class Layout>
   [[nodiscard]] Tensor<U, R> derive(std::size_t rank, Layout&& layout) const {
     Extents<R> shape = detail::extents_of_rank<R>(rank), strides = detail::extents_of_rank<R>(rank);
-    const index_t offset = layout(detail::SizesOut(shape.data(), rank), detail::SizesOut(strides.data(), rank));
+    const detail::SizesOut out_shape(shape.data(), rank), out_strides(strides.data(), rank);
+    index_t offset = 0;
+    if constexpr (std::is_void_v<decltype(layout(out_shape, out_strides))>)
+      layout(out_shape, out_strides);
+    else
+      offset = layout(out_shape, out_strides);
     return Tensor<U, R>(reinterpret_cast<U*>(data_ + offset), std::move(shape), std::move(strides), owner_, device_);
-  }
-  template <class Layout>
-  [[nodiscard]] Tensor same_rank(Layout&& layout) const {
-    return derive<Rank>(rank(), [&](auto shape, auto strides) {
-      layout(shape, strides);
-      return index_t{0};
-    });
   }
   /// A view of a layout built whole, of rank N (ValueError naming `operation` when the
   /// layout's rank differs from a static N).
@@ -607,8 +601,6 @@ class Tensor {
     return out;
   }
 
-
- private:
   friend class AnyTensor;
 
   template <class... Index>

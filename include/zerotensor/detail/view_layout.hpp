@@ -346,8 +346,8 @@ struct Piece {
   index_t start;
   index_t length;
 };
-/// The pieces of chunk, split (one size or several), tensor_split (sections or indices)
-/// and unbind (length 0 marks a selected index), each along the wrapped dimension returned.
+/// The pieces of chunk, split (one size or several) and tensor_split (sections or
+/// indices), each along the wrapped dimension returned.
 struct Pieces {
   std::size_t dim;
   std::vector<Piece> pieces;
