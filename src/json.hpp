@@ -1,4 +1,5 @@
-// The one JSON reader of foreign input (.safetensors headers, Arrow extension metadata):
+// The one JSON reader of foreign input (.safetensors headers, checkpoint indexes, Arrow
+// extension metadata):
 // nlohmann-json's SAX parser, with the limits checked while it reads.
 #pragma once
 
