@@ -224,6 +224,10 @@ void read_json_events(std::string_view text, int max_depth, std::string_view wha
 /// Reads `text` as exactly one JSON value, checked as read_json_events checks it.
 Json read_json(std::string_view text, int max_depth, std::string_view what);
 
+/// `text` cut to its first `limit` characters, "…" marking the cut: messages name what was
+/// found without printing a whole, possibly huge, name.
+std::string text_prefix(std::string_view text, std::size_t limit = 48);
+
 /// A value as at most about `limit` characters of JSON: messages name what was found
 /// without printing a whole, possibly huge, value.
 std::string json_prefix(const Json& value, std::size_t limit = 48);

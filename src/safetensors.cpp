@@ -123,7 +123,7 @@ class HeaderReader {
     if (!value.is_string()) fail(": dtype must be a string; found ", json_prefix(value));
     const auto& text = value.get_ref<const std::string&>();
     const std::optional<DType> found = detail::dtype_named<&detail::DTypeFormats::safetensors>(text);
-    if (!found) fail(": unsupported dtype '", text.substr(0, 48), text.size() > 48 ? "…'" : "'");
+    if (!found) fail(": unsupported dtype '", detail::text_prefix(text), "'");
     return *found;
   }
 
