@@ -26,12 +26,14 @@ namespace {
 using detail::concat;
 using detail::Json;
 using detail::json_prefix;
-using detail::JsonBuilder;
 
 constexpr std::size_t length_field = 8;           // little-endian uint64 header length
 constexpr std::uint64_t max_header_length = 100'000'000;  // the reference implementation's limit
 constexpr std::size_t header_alignment = 8;       // save pads the header so the data area starts aligned
 constexpr std::string_view metadata_key = "__metadata__";
+/// The header object (level 1) holds tensor objects and "__metadata__" (level 2), which hold
+/// shape and offset arrays (level 3).
+constexpr int max_header_depth = 3;
 
 /// The fields of one tensor object of the header, as read.
 struct EntryFields {
@@ -243,7 +245,7 @@ SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOption
   SafetensorsFile file;
   std::vector<Entry> entries;
   HeaderEvents events(reader, entries, file);
-  detail::read_json_events({reinterpret_cast<const char*>(header.data()), header.size()}, 3,
+  detail::read_json_events({reinterpret_cast<const char*>(header.data()), header.size()}, max_header_depth,
                            description + ": the header", events);
   reader.check_layout(entries);
 
