@@ -123,12 +123,13 @@ Checkpoint load_sharded(const fs::path& index_path, const CheckpointOptions& opt
 
   const fs::path directory = index_path.parent_path();
   std::vector<detail::ShardFile> files;
-  for (const auto& [shard, names] : names_in)
+  std::vector<const std::vector<std::string_view>*> wanted;  // by shard, as files
+  for (const auto& [shard, names] : names_in) {
     files.push_back(shard_file(directory / shard,
                                concat(description, ": shard '", shard, "' (listed for ", names.size(), " tensors)")));
+    wanted.push_back(&names);
+  }
   std::vector<std::map<std::string, AnyTensor, std::less<>>> loaded(files.size());
-  std::vector<const std::vector<std::string_view>*> wanted;
-  for (const auto& entry : names_in) wanted.push_back(&entry.second);
   detail::ShardReader(options, files).run([&](std::size_t i) {
     const auto& names = *wanted[i];
     loaded[i] = load_file(files[i].path, load, [&names](std::string_view name) {
