@@ -55,14 +55,17 @@ class HeaderReader {
   HeaderReader(std::string description, std::uint64_t data_size)
       : description_(std::move(description)), data_size_(data_size) {}
 
-  [[noreturn]] void fail(std::string_view what) const { throw ValueError(concat(description_, ": ", what)); }
+  template <class... Parts>
+  [[noreturn]] void fail(const Parts&... what) const {
+    throw ValueError(concat(description_, ": ", what...));
+  }
 
   std::map<std::string, std::string, std::less<>> metadata(const Json& value) const {
-    if (!value.is_object()) fail(concat("\"", metadata_key, "\" must be an object; found ", value.type_name()));
+    if (!value.is_object()) fail("\"", metadata_key, "\" must be an object; found ", value.type_name());
     std::map<std::string, std::string, std::less<>> result;
     for (const auto& [key, text] : value.items()) {
       if (!text.is_string())
-        fail(concat("\"", metadata_key, "\" value \"", key, "\" must be a string; found ", text.type_name()));
+        fail("\"", metadata_key, "\" value \"", key, "\" must be a string; found ", text.type_name());
       result.emplace(key, text.get<std::string>());
     }
     return result;
@@ -100,17 +103,17 @@ class HeaderReader {
     for (const Entry& entry : entries) {
       const std::uint64_t expected = previous == nullptr ? 0 : previous->end;
       if (entry.begin < expected)
-        fail(concat("tensors '", previous->name, "' [", previous->begin, ", ", previous->end, ") and '", entry.name,
-                    "' [", entry.begin, ", ", entry.end, ") overlap"));
+        fail("tensors '", previous->name, "' [", previous->begin, ", ", previous->end, ") and '", entry.name,
+             "' [", entry.begin, ", ", entry.end, ") overlap");
       if (entry.begin > expected)
-        fail(concat("bytes [", expected, ", ", entry.begin, ") of the data area belong to no tensor (a hole before '",
-                    entry.name, "' [", entry.begin, ", ", entry.end, "))"));
+        fail("bytes [", expected, ", ", entry.begin, ") of the data area belong to no tensor (a hole before '",
+             entry.name, "' [", entry.begin, ", ", entry.end, "))");
       previous = &entry;
     }
     const std::uint64_t end = previous == nullptr ? 0 : previous->end;
     if (end != data_size_)
-      fail(concat(data_size_ - end, " bytes after the last tensor: the tensors end at byte ", end,
-                  " of a data area of ", data_size_, " bytes"));
+      fail(data_size_ - end, " bytes after the last tensor: the tensors end at byte ", end,
+           " of a data area of ", data_size_, " bytes");
   }
 
  private:
@@ -173,8 +176,8 @@ class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
 
   /// A value that is not a tensor object starts: only "__metadata__" and a tensor's fields.
   void start_capture(const char* type) const {
-    if (level_ == 0) reader_.fail(concat("the header must be a JSON object; found ", type));
-    if (level_ == 1 && name_ != metadata_key) reader_.fail(concat("tensor '", name_, "' must be an object; found ", type));
+    if (level_ == 0) reader_.fail("the header must be a JSON object; found ", type);
+    if (level_ == 1 && name_ != metadata_key) reader_.fail("tensor '", name_, "' must be an object; found ", type);
   }
 
   void captured(Json&& value) {
