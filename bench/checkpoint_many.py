@@ -10,8 +10,6 @@ time is the steadier figure).
 """
 import json
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -20,16 +18,9 @@ import numpy as np
 from safetensors import safe_open
 from safetensors.numpy import save_file
 
+from timing import benchmark_median, median_seconds
+
 SHARDS = 100
-
-
-def median_seconds(body, clock, repeats=15):
-    times = []
-    for _ in range(repeats):
-        start = clock()
-        body()
-        times.append(clock() - start)
-    return statistics.median(times)
 
 
 def write_model(directory, count):
@@ -61,18 +52,9 @@ def main():
             return names
 
         assert len(keys()) == count
-        open_keys = median_seconds(keys, time.perf_counter)
-        open_keys_cpu = median_seconds(keys, time.process_time)
-        report = os.path.join(directory, "zerotensor.json")
-        subprocess.run([program, "--benchmark_filter=given_directory", "--benchmark_repetitions=15",
-                        "--benchmark_report_aggregates_only=true", f"--benchmark_out={report}",
-                        "--benchmark_out_format=json"],
-                       env=dict(os.environ, ZT_CHECKPOINT_DIR=directory), check=True, capture_output=True)
-        with open(report) as f:
-            runs = json.load(f)["benchmarks"]
-        zt = next(r for r in runs if r.get("aggregate_name") == "median")
-        unit = {"ms": 1e3, "us": 1e6, "ns": 1e9, "s": 1}[zt["time_unit"]]
-        zt_seconds, zt_cpu = zt["real_time"] / unit, zt["cpu_time"] / unit
+        open_keys = median_seconds(keys)
+        open_keys_cpu = median_seconds(keys, clock=time.process_time)
+        zt_seconds, zt_cpu = benchmark_median(program, "given_directory", {"ZT_CHECKPOINT_DIR": directory})
         print(f"{SHARDS} shards, {count} tensors, median of 15 (real / CPU time):")
         print(f"  index + safe_open + keys(): {open_keys * 1e3:.1f} / {open_keys_cpu * 1e3:.1f} ms, "
               f"{open_keys_cpu / count * 1e6:.2f} us CPU per tensor")

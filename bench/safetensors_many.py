@@ -4,26 +4,15 @@ thousands) with the safetensors package's own reader and with zerotensor, in the
 Usage: python safetensors_many.py BUILD/bench/bench_safetensors_many [COUNT]
 Needs numpy and safetensors (pip). Prints the median of repeated opens for each reader.
 """
-import json
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 from safetensors import safe_open
 from safetensors.numpy import save_file
 
-
-def median_seconds(body, repeats=15):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        body()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+from timing import benchmark_median, median_seconds
 
 
 def main():
@@ -44,15 +33,7 @@ def main():
 
         open_keys = median_seconds(keys)
         open_all = median_seconds(every_tensor, repeats=5)
-        report = os.path.join(directory, "zerotensor.json")
-        subprocess.run([program, "--benchmark_filter=given_file", "--benchmark_repetitions=15",
-                        "--benchmark_report_aggregates_only=true", f"--benchmark_out={report}",
-                        "--benchmark_out_format=json"],
-                       env=dict(os.environ, ZT_SAFETENSORS_FILE=path), check=True, capture_output=True)
-        with open(report) as f:
-            runs = json.load(f)["benchmarks"]
-        zt = next(r for r in runs if r.get("aggregate_name") == "median")
-        zt_seconds = zt["real_time"] / {"ms": 1e3, "us": 1e6, "ns": 1e9, "s": 1}[zt["time_unit"]]
+        zt_seconds, _ = benchmark_median(program, "given_file", {"ZT_SAFETENSORS_FILE": path})
         print(f"{count} tensors: safe_open + keys() {open_keys * 1e3:.1f} ms, + get_tensor of all "
               f"{open_all * 1e3:.1f} ms; zerotensor load_safetensors {zt_seconds * 1e3:.1f} ms "
               f"({zt_seconds / open_keys:.2f}x safe_open + keys())")

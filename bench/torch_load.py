@@ -7,22 +7,13 @@ Usage: python torch_load.py BUILD/bench/bench_torch_load [FOLDER]
 Needs torch (pip). FOLDER (default: a temporary one) keeps the files; the 1 GB file needs the space.
 """
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import torch
 
-
-def median_seconds(body, repeats=7):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        body()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+from timing import median_seconds
 
 
 def state_dict(count, numel):
@@ -36,7 +27,7 @@ def run(program, directory):
         path = os.path.join(directory, name + ".pt")
         if not os.path.exists(path):
             torch.save(state_dict(count, numel), path)
-        seconds = median_seconds(lambda: torch.load(path, mmap=True, weights_only=True))
+        seconds = median_seconds(lambda: torch.load(path, mmap=True, weights_only=True), repeats=7)
         print(f"{name}: torch.load(mmap=True, weights_only=True) {seconds * 1e3:.2f} ms")
     subprocess.run(["taskset", "-c", "1", program, "--benchmark_repetitions=5",
                     "--benchmark_report_aggregates_only=true"],

@@ -10,9 +10,9 @@
 #include "concat.hpp"
 #include "checkpoint_index.hpp"
 #include "checkpoint_shards.hpp"
-#include "checkpoint_torch.hpp"
 #include "file_io.hpp"
 #include "safetensors_selected.hpp"
+#include "zerotensor/torch_load.hpp"
 
 namespace zt {
 namespace {
@@ -67,8 +67,10 @@ Located locate(const fs::path& path) {
 
 /// The tensors of one checkpoint file that `keep` accepts, and its metadata.
 SafetensorsFile load_file(const fs::path& path, const LoadOptions& options, const Keep& keep) {
-  if (has_suffix(path, ".bin")) return {detail::load_torch_file(path, options, keep), {}};
-  return detail::load_safetensors_selected(path, options, keep);
+  if (!has_suffix(path, ".bin")) return detail::load_safetensors_selected(path, options, keep);
+  SafetensorsFile file{load_torch(path, options).tensors, {}};
+  if (keep) std::erase_if(file.tensors, [&](const auto& entry) { return !keep(entry.first); });
+  return file;
 }
 
 /// The shard file at `path`, followed through symbolic links; IOError starting with `context` when it is missing.
@@ -121,12 +123,13 @@ Checkpoint load_sharded(const fs::path& index_path, const CheckpointOptions& opt
 
   const fs::path directory = index_path.parent_path();
   std::vector<detail::ShardFile> files;
-  for (const auto& [shard, names] : names_in)
+  std::vector<const std::vector<std::string_view>*> wanted;  // by shard, as files
+  for (const auto& [shard, names] : names_in) {
     files.push_back(shard_file(directory / shard,
                                concat(description, ": shard '", shard, "' (listed for ", names.size(), " tensors)")));
+    wanted.push_back(&names);
+  }
   std::vector<std::map<std::string, AnyTensor, std::less<>>> loaded(files.size());
-  std::vector<const std::vector<std::string_view>*> wanted;
-  for (const auto& entry : names_in) wanted.push_back(&entry.second);
   detail::ShardReader(options, files).run([&](std::size_t i) {
     const auto& names = *wanted[i];
     loaded[i] = load_file(files[i].path, load, [&names](std::string_view name) {

@@ -19,10 +19,6 @@ bool plain_file_name(std::string_view name) {
          name.find('\0') == std::string_view::npos;
 }
 
-std::string short_name(std::string_view text) {
-  return text.size() > 48 ? concat(text.substr(0, 48), "…") : std::string(text);
-}
-
 /// The index's JSON events: the members of "weight_map" go straight into the result (an
 /// index lists tens of thousands), every other member of the root object is read as a
 /// small document.
@@ -57,7 +53,7 @@ class IndexEvents : public CapturingJsonEvents<IndexEvents> {
   void start_capture(const char* type) const {
     if (level_ == 0) fail("the index must be a JSON object; found ", type);
     if (level_ == 2)
-      fail("\"weight_map\" value for tensor '", short_name(tensor_), "' must be a string (a shard file name); found ",
+      fail("\"weight_map\" value for tensor '", text_prefix(tensor_), "' must be a string (a shard file name); found ",
            type);
   }
 
@@ -77,7 +73,7 @@ class IndexEvents : public CapturingJsonEvents<IndexEvents> {
 
   bool shard(Json::string_t& file) {
     if (!plain_file_name(file))
-      fail("tensor '", short_name(tensor_), "' names shard '", short_name(file),
+      fail("tensor '", text_prefix(tensor_), "' names shard '", text_prefix(file),
            "', which is not a plain file name in the index's directory (no '/', no '..')");
     index_.shard_of.emplace(std::move(tensor_), std::move(file));
     return true;

@@ -10,7 +10,7 @@ void throw_json_too_deep(std::string_view what, int max_depth) {
 }
 
 void throw_json_key_twice(std::string_view what, std::string_view key) {
-  throw ValueError(concat(what, " names '", key.substr(0, 48), key.size() > 48 ? "…'" : "'", " twice"));
+  throw ValueError(concat(what, " names '", text_prefix(key), "' twice"));
 }
 
 void throw_json_invalid(std::string_view what, const nlohmann::detail::exception& error) {
@@ -35,6 +35,10 @@ Json read_json(std::string_view text, int max_depth, std::string_view what) {
   JsonBuilder builder;
   read_json_events(text, max_depth, what, builder);
   return builder.take();
+}
+
+std::string text_prefix(std::string_view text, std::size_t limit) {
+  return text.size() > limit ? concat(text.substr(0, limit), "…") : std::string(text);
 }
 
 std::string json_prefix(const Json& value, std::size_t limit) {

@@ -1,8 +1,8 @@
-// The one JSON reader of foreign input (.safetensors headers, Arrow extension metadata):
+// The one JSON reader of foreign input (.safetensors headers, checkpoint indexes, Arrow
+// extension metadata):
 // nlohmann-json's SAX parser, with the limits checked while it reads.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -124,35 +124,6 @@ class CapturingJsonEvents {
   JsonBuilder builder_;
 };
 
-/// The keys of one open object, to refuse a key given twice: searched in order while few (a
-/// tensor's fields), hashed once many (a header naming thousands of tensors).
-class ObjectKeys {
- public:
-  /// False when `key` is already among the keys.
-  bool insert(const std::string& key) {
-    if (hashed_.empty()) {
-      if (std::find(few_.begin(), few_.end(), key) != few_.end()) return false;
-      if (few_.size() < few_limit) {
-        few_.push_back(key);
-        return true;
-      }
-      hashed_.insert(few_.begin(), few_.end());
-      few_.clear();
-    }
-    return hashed_.insert(key).second;
-  }
-
-  void clear() {
-    few_.clear();
-    hashed_.clear();
-  }
-
- private:
-  static constexpr std::size_t few_limit = 16;
-  std::vector<std::string> few_;
-  std::unordered_set<std::string> hashed_;
-};
-
 /// nlohmann-json's SAX events, passed on to `Consumer` (the same interface) only after the
 /// reader's checks: containers nested at most `max_depth` levels (the outermost container
 /// is level 1), no object that names a key twice (JSON would keep only the last), and
@@ -183,7 +154,7 @@ class CheckedJsonEvents {
     return consumer_.start_array(size);
   }
   bool key(Json::string_t& name) {
-    if (!keys_[depth_ - 1].insert(name)) throw_json_key_twice(what_, name);
+    if (!keys_[depth_ - 1].insert(name).second) throw_json_key_twice(what_, name);
     return consumer_.key(name);
   }
   bool end_object() {
@@ -208,7 +179,7 @@ class CheckedJsonEvents {
   int max_depth_;
   std::string_view what_;
   std::size_t depth_ = 0;
-  std::vector<ObjectKeys> keys_;  // the keys of each open object, by depth
+  std::vector<std::unordered_set<std::string>> keys_;  // the keys of each open object, by depth
 };
 
 /// Reads `text` as exactly one JSON value, handing its events to `consumer` after the
@@ -222,6 +193,10 @@ void read_json_events(std::string_view text, int max_depth, std::string_view wha
 
 /// Reads `text` as exactly one JSON value, checked as read_json_events checks it.
 Json read_json(std::string_view text, int max_depth, std::string_view what);
+
+/// `text` cut to its first `limit` characters, "…" marking the cut: messages name what was
+/// found without printing a whole, possibly huge, name.
+std::string text_prefix(std::string_view text, std::size_t limit = 48);
 
 /// A value as at most about `limit` characters of JSON: messages name what was found
 /// without printing a whole, possibly huge, value.

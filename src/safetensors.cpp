@@ -26,12 +26,14 @@ namespace {
 using detail::concat;
 using detail::Json;
 using detail::json_prefix;
-using detail::JsonBuilder;
 
 constexpr std::size_t length_field = 8;           // little-endian uint64 header length
 constexpr std::uint64_t max_header_length = 100'000'000;  // the reference implementation's limit
 constexpr std::size_t header_alignment = 8;       // save pads the header so the data area starts aligned
 constexpr std::string_view metadata_key = "__metadata__";
+/// The header object (level 1) holds tensor objects and "__metadata__" (level 2), which hold
+/// shape and offset arrays (level 3).
+constexpr int max_header_depth = 3;
 
 /// The fields of one tensor object of the header, as read.
 struct EntryFields {
@@ -53,14 +55,17 @@ class HeaderReader {
   HeaderReader(std::string description, std::uint64_t data_size)
       : description_(std::move(description)), data_size_(data_size) {}
 
-  [[noreturn]] void fail(std::string_view what) const { throw ValueError(concat(description_, ": ", what)); }
+  template <class... Parts>
+  [[noreturn]] void fail(const Parts&... what) const {
+    throw ValueError(concat(description_, ": ", what...));
+  }
 
   std::map<std::string, std::string, std::less<>> metadata(const Json& value) const {
-    if (!value.is_object()) fail(concat("\"", metadata_key, "\" must be an object; found ", value.type_name()));
+    if (!value.is_object()) fail("\"", metadata_key, "\" must be an object; found ", value.type_name());
     std::map<std::string, std::string, std::less<>> result;
     for (const auto& [key, text] : value.items()) {
       if (!text.is_string())
-        fail(concat("\"", metadata_key, "\" value \"", key, "\" must be a string; found ", text.type_name()));
+        fail("\"", metadata_key, "\" value \"", key, "\" must be a string; found ", text.type_name());
       result.emplace(key, text.get<std::string>());
     }
     return result;
@@ -98,17 +103,17 @@ class HeaderReader {
     for (const Entry& entry : entries) {
       const std::uint64_t expected = previous == nullptr ? 0 : previous->end;
       if (entry.begin < expected)
-        fail(concat("tensors '", previous->name, "' [", previous->begin, ", ", previous->end, ") and '", entry.name,
-                    "' [", entry.begin, ", ", entry.end, ") overlap"));
+        fail("tensors '", previous->name, "' [", previous->begin, ", ", previous->end, ") and '", entry.name,
+             "' [", entry.begin, ", ", entry.end, ") overlap");
       if (entry.begin > expected)
-        fail(concat("bytes [", expected, ", ", entry.begin, ") of the data area belong to no tensor (a hole before '",
-                    entry.name, "' [", entry.begin, ", ", entry.end, "))"));
+        fail("bytes [", expected, ", ", entry.begin, ") of the data area belong to no tensor (a hole before '",
+             entry.name, "' [", entry.begin, ", ", entry.end, "))");
       previous = &entry;
     }
     const std::uint64_t end = previous == nullptr ? 0 : previous->end;
     if (end != data_size_)
-      fail(concat(data_size_ - end, " bytes after the last tensor: the tensors end at byte ", end,
-                  " of a data area of ", data_size_, " bytes"));
+      fail(data_size_ - end, " bytes after the last tensor: the tensors end at byte ", end,
+           " of a data area of ", data_size_, " bytes");
   }
 
  private:
@@ -123,7 +128,7 @@ class HeaderReader {
     if (!value.is_string()) fail(": dtype must be a string; found ", json_prefix(value));
     const auto& text = value.get_ref<const std::string&>();
     const std::optional<DType> found = detail::dtype_named<&detail::DTypeFormats::safetensors>(text);
-    if (!found) fail(": unsupported dtype '", text.substr(0, 48), text.size() > 48 ? "…'" : "'");
+    if (!found) fail(": unsupported dtype '", detail::text_prefix(text), "'");
     return *found;
   }
 
@@ -171,8 +176,8 @@ class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
 
   /// A value that is not a tensor object starts: only "__metadata__" and a tensor's fields.
   void start_capture(const char* type) const {
-    if (level_ == 0) reader_.fail(concat("the header must be a JSON object; found ", type));
-    if (level_ == 1 && name_ != metadata_key) reader_.fail(concat("tensor '", name_, "' must be an object; found ", type));
+    if (level_ == 0) reader_.fail("the header must be a JSON object; found ", type);
+    if (level_ == 1 && name_ != metadata_key) reader_.fail("tensor '", name_, "' must be an object; found ", type);
   }
 
   void captured(Json&& value) {
@@ -243,7 +248,7 @@ SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOption
   SafetensorsFile file;
   std::vector<Entry> entries;
   HeaderEvents events(reader, entries, file);
-  detail::read_json_events({reinterpret_cast<const char*>(header.data()), header.size()}, 3,
+  detail::read_json_events({reinterpret_cast<const char*>(header.data()), header.size()}, max_header_depth,
                            description + ": the header", events);
   reader.check_layout(entries);
 

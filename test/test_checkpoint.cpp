@@ -1,7 +1,7 @@
 // load_checkpoint: model directories written by zerotensor (tens of shards, thousands of
 // tensors, every dtype) and by the safetensors package (test/data/checkpoint, made by
 // make_checkpoint.py), the index's traps each with its exact message, selection, copies,
-// prefetch with progress, and .bin checkpoints (no torch.save reader yet).
+// prefetch with progress, and .bin checkpoints (read with load_torch).
 #include <boost/test/unit_test.hpp>
 
 #include <cstring>
