@@ -24,9 +24,16 @@ template <class T>
 inline constexpr bool is_complex_v = false;
 template <class T>
 inline constexpr bool is_complex_v<std::complex<T>> = true;
+template <>
+inline constexpr bool is_complex_v<complex32> = true;
+
+/// The floating types that convert through float, as c10's do.
+template <class T>
+inline constexpr bool is_half_v =
+    std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16> || detail::is_float8_v<T>;
 
 template <class T>
-inline constexpr bool is_half_v = std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>;
+inline constexpr bool is_packed_v = dtype_of<T> >= float4_e2m1fn_x2_;
 
 /// Truncates toward zero. NaN gives 0; values outside int64 saturate (uint64 keeps its
 /// upper half), then narrower types wrap modulo 2^n as integer narrowing does.
@@ -49,7 +56,7 @@ To convert_value(From value) {
   if constexpr (std::is_same_v<To, From>) {
     return value;
   } else if constexpr (std::is_same_v<To, bool>) {
-    if constexpr (is_complex_v<From>) return value.real() != 0 || value.imag() != 0;
+    if constexpr (is_complex_v<From>) return convert_value<bool>(value.real()) || convert_value<bool>(value.imag());
     else if constexpr (is_half_v<From>) return static_cast<float>(value) != 0.0f;
     else return value != From(0);
   } else if constexpr (is_complex_v<From> && !is_complex_v<To>) {
@@ -190,12 +197,31 @@ ZT_AVX2_CLONES void float_to_small_integers(const From* __restrict in, To* __res
   }
 }
 
+/// Every 8-bit float code converted to `To`, for decoding by table look-up.
+template <class To, class From>
+const std::array<To, 256>& float8_table() {
+  static const std::array<To, 256> table = [] {
+    std::array<To, 256> values;
+    for (int bits = 0; bits < 256; ++bits) values[std::size_t(bits)] = convert_value<To>(From::from_bits(std::uint8_t(bits)));
+    return values;
+  }();
+  return table;
+}
+
+template <class To, class From>
+ZT_AVX2_CLONES void decode_float8(const From* __restrict in, To* __restrict out, index_t count) {
+  const std::array<To, 256>& table = float8_table<To, From>();
+  for (index_t i = 0; i < count; ++i) out[i] = table[in[i].bits()];
+}
+
 /// The contiguous fast path. `__restrict` lets the compiler vectorise without a run-time
 /// overlap check: copy_into gives a source that overlaps its destination a copy first.
 template <class To, class From>
 void convert_contiguous(const From* __restrict in, To* __restrict out, index_t count) {
   if constexpr (std::is_same_v<From, To>) {
     std::memcpy(out, in, std::size_t(count) * sizeof(To));
+  } else if constexpr (detail::is_float8_v<From>) {
+    decode_float8(in, out, count);
   } else if constexpr (std::is_same_v<From, Eigen::half> || std::is_same_v<To, Eigen::half>) {
     convert_through_float(in, out, count);
   } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To> && !std::is_same_v<To, bool> &&
@@ -293,8 +319,9 @@ bool floating_overflows(double value) {
   return sizeof(To) == 8 && value >= upper;  // upper is 2^63 or 2^64, one above the true limit
 }
 
+/// PyTorch's checked store of a Python number (see detail::store_scalar).
 template <class To>
-To store_value(const Scalar& scalar, DType dtype) {
+To store_typed(const Scalar& scalar, DType dtype) {
   return std::visit(
       [&](const auto& value) -> To {
         using From = std::decay_t<decltype(value)>;
@@ -314,6 +341,16 @@ To store_value(const Scalar& scalar, DType dtype) {
         }
       },
       scalar.value());
+}
+
+template <class To>
+To store_value(const Scalar& scalar, DType dtype) {
+  if constexpr (is_packed_v<To>) {
+    throw TypeError(detail::concat("value ", scalar, " cannot be converted to type ", dtype,
+                                   ": packed sub-byte types hold no single number"));
+  } else {
+    return store_typed<To>(scalar, dtype);
+  }
 }
 
 }  // namespace
@@ -349,13 +386,20 @@ void copy_into(const AnyTensor& source, const AnyTensor& destination) {
   if (!source.device().is_host_accessible()) detail::throw_not_host_accessible("copy_into", source.device());
   if (!destination.device().is_host_accessible())
     detail::throw_not_host_accessible("copy_into", destination.device());
+  if (source.dtype() != destination.dtype() && (is_packed(source.dtype()) || is_packed(destination.dtype())))
+    throw TypeError(detail::concat("copy_into: cannot convert ", source.dtype(), " to ", destination.dtype(),
+                                   "; as in PyTorch, packed sub-byte types convert to no other dtype"));
   if (source.numel() == 0 || same_view(source, destination)) return;
   // As NumPy's copyto and PyTorch's copy_: overlapping elements read as they were before the
   // copy. The copy walks in its own order, so a source that overlaps is copied first.
   const AnyTensor input = detail::elements_may_overlap(source, destination) ? source.clone() : source;
   dispatch(destination.dtype(), [&](auto tag) {
     const auto out = destination.as<typename decltype(tag)::type>();
-    input.visit([&](const auto& in) { convert_typed(in, out); });
+    input.visit([&](const auto& in) {
+      using From = std::remove_const_t<typename std::remove_cvref_t<decltype(in)>::element_type>;
+      using To = typename decltype(tag)::type;
+      if constexpr (std::is_same_v<From, To> || !(is_packed_v<From> || is_packed_v<To>)) convert_typed(in, out);
+    });
   });
 }
 

@@ -36,14 +36,16 @@ std::string describe_type(dlpack::DataType type) {
 }
 
 [[noreturn]] void throw_unsupported_type(dlpack::DataType type) {
-  if (type.lanes != 1)
-    throw TypeError(detail::concat("from_dlpack: vector types are not supported; expected 1 lane, got ",
-                                   describe_type(type)));
   if (type.code == std::uint8_t(TypeCode::OpaqueHandle))
     throw TypeError(detail::concat("from_dlpack: opaque handles have no element type; got ", describe_type(type)));
+  if (type.lanes != 1 && type.bits >= 8)
+    throw TypeError(detail::concat("from_dlpack: vector types are not supported; expected 1 lane, got ",
+                                   describe_type(type)));
   throw TypeError(detail::concat(
       "from_dlpack: unsupported data type ", describe_type(type),
-      "; zerotensor accepts bool 8, int and uint 8/16/32/64, float 16/32/64, bfloat 16 and complex 64/128 bits"));
+      "; zerotensor accepts bool 8, int and uint 8/16/32/64, float 16/32/64, bfloat 16 and complex 32/64/128 bits, "
+      "float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz and float8_e8m0fnu 8 bits, float4_e2m1fn 4 bits "
+      "in 2 lanes, float6_e2m3fn and float6_e3m2fn 6 bits in 4 lanes"));
 }
 
 [[noreturn]] void throw_unsupported_device(dlpack::Device device) {
@@ -54,22 +56,12 @@ std::string describe_type(dlpack::DataType type) {
                                    "; zerotensor accepts CPU (1), CUDA (2), CUDAHost (3) and CUDAManaged (13)"));
 }
 
-/// dtype_formats' DLPack columns inverted: the dtype index for [code][log2(bits) - 3], or -1.
-constexpr auto dtype_by_code_and_width = [] {
-  std::array<std::array<std::int8_t, 5>, 7> table{};
-  for (auto& row : table) row.fill(-1);
+/// The dtype whose DLPack code, bits and lanes are `type`'s (dtype_formats' DLPack columns).
+DType dtype_from_dlpack(dlpack::DataType type) {
   for (DType dtype : all_dtypes) {
     const detail::DTypeFormats& formats = detail::dtype_formats[std::size_t(dtype)];
-    table[std::size_t(formats.dlpack_code)][std::size_t(std::countr_zero(formats.dlpack_bits)) - 3] = std::int8_t(dtype);
-  }
-  return table;
-}();
-
-DType dtype_from_dlpack(dlpack::DataType type) {
-  const bool byte_multiple = type.bits >= 8 && (type.bits & (type.bits - 1)) == 0;
-  if (type.lanes == 1 && type.code < dtype_by_code_and_width.size() && byte_multiple) {
-    const std::int8_t found = dtype_by_code_and_width[type.code][std::size_t(std::countr_zero(type.bits)) - 3];
-    if (found >= 0) return DType(found);
+    if (type.code == std::uint8_t(formats.dlpack_code) && type.bits == formats.dlpack_bits && type.lanes == formats.lanes)
+      return dtype;
   }
   throw_unsupported_type(type);
 }
@@ -280,7 +272,7 @@ Managed* export_tensor(const AnyTensor& view) {
   managed.dl_tensor = {view.numel() == 0 ? nullptr : const_cast<void*>(view.data_ptr()),
                        dlpack_device(view.device()),
                        std::int32_t(rank),
-                       {std::uint8_t(formats.dlpack_code), formats.dlpack_bits, 1},
+                       {std::uint8_t(formats.dlpack_code), formats.dlpack_bits, formats.lanes},
                        rank == 0 ? nullptr : shape,
                        rank == 0 ? nullptr : strides,
                        0};
@@ -300,7 +292,12 @@ void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor) {
                           " has a different ABI; zerotensor reads major version ", dlpack::major_version));
 }
 
-AnyTensor view_from_dlpack(const dlpack::Tensor& descriptor, bool read_only, KeepAlive owner) {
+AnyTensor view_from_dlpack(const dlpack::Tensor& descriptor, std::uint64_t flags, KeepAlive owner) {
+  if ((flags & dlpack::flag_is_subbyte_type_padded) != 0 && descriptor.dtype.bits < 8)
+    throw TypeError(concat("from_dlpack: sub-byte values padded to a byte each (DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) "
+                           "are not supported, zerotensor reads them packed; got ",
+                           describe_type(descriptor.dtype)));
+  const bool read_only = (flags & dlpack::flag_read_only) != 0;
   const DType dtype = dtype_from_dlpack(descriptor.dtype);
   const std::span<const index_t> shape = shape_of(descriptor.ndim, descriptor.shape);
   const index_t count = checked_numel(shape, itemsize(dtype));

@@ -13,6 +13,9 @@ std::atomic<DType> process_default_dtype{float32};
 /// PyTorch's "barebones" unsigned types, which promote only with floating types.
 bool is_wide_unsigned(DType d) { return is_unsigned_integer(d) && d != uint8; }
 
+/// The types PyTorch promotes only with themselves.
+bool promotes_only_with_itself(DType d) { return is_float8(d) || is_packed(d); }
+
 /// Floating dtypes ordered by precision for promotion; float16 and bfloat16 share a rank.
 int floating_rank(DType d) { return d == float64 ? 3 : d == float32 ? 2 : 1; }
 
@@ -21,6 +24,15 @@ DType promote_floating(DType a, DType b) {
   if (!is_floating_point(a)) return b;
   if (floating_rank(a) == floating_rank(b)) return float32;  // float16 with bfloat16
   return floating_rank(a) > floating_rank(b) ? a : b;
+}
+
+/// As PyTorch: the complex type whose parts hold both (complex32 only with bool, integers,
+/// float16 and complex32).
+DType promote_complex(DType a, DType b) {
+  const auto wide = [](DType d) { return d == complex128 || d == float64; };
+  const auto half = [](DType d) { return d == complex32_ || d == float16 || !is_floating_point(d) && !is_complex(d); };
+  if (wide(a) || wide(b)) return complex128;
+  return half(a) && half(b) ? complex32_ : complex64;
 }
 
 DType promote_integers(DType a, DType b) {
@@ -36,7 +48,7 @@ DType promote_integers(DType a, DType b) {
 namespace detail {
 void throw_invalid_dtype(DType dtype) {
   throw ValueError(concat("invalid DType value ", unsigned(dtype), "; the dtypes are 0 (bool) to ", dtype_count - 1,
-                          " (complex128)"));
+                          " (float6_e3m2fn_x4)"));
 }
 }  // namespace detail
 
@@ -44,16 +56,16 @@ DType promote_types(DType a, DType b) {
   (void)detail::table_index(a);
   (void)detail::table_index(b);
   if (a == b) return a;
+  if (promotes_only_with_itself(a) || promotes_only_with_itself(b))
+    throw TypeError(detail::concat("promotion for float8 and sub-byte types is not supported, attempted to promote ",
+                                   a, " and ", b));
   if (is_wide_unsigned(a) || is_wide_unsigned(b)) {
     if (is_floating_point(a)) return a;
     if (is_floating_point(b)) return b;
     throw TypeError(detail::concat("promotion for uint16, uint32, uint64 types is not supported, attempted to promote ",
                                    a, " and ", b));
   }
-  if (is_complex(a) || is_complex(b)) {
-    const bool wide = a == complex128 || b == complex128 || a == float64 || b == float64;
-    return wide ? complex128 : complex64;
-  }
+  if (is_complex(a) || is_complex(b)) return promote_complex(a, b);
   if (is_floating_point(a) || is_floating_point(b)) return promote_floating(a, b);
   return promote_integers(a, b);
 }
@@ -62,7 +74,7 @@ DType default_dtype() noexcept { return process_default_dtype.load(std::memory_o
 
 void set_default_dtype(DType dtype) {
   (void)detail::table_index(dtype);
-  if (!is_floating_point(dtype))
+  if (!is_floating_point(dtype) || is_float8(dtype) || is_packed(dtype))
     throw TypeError(detail::concat("only floating-point types are supported as the default type; got ", dtype));
   process_default_dtype.store(dtype, std::memory_order_relaxed);
 }

@@ -18,7 +18,11 @@ struct DTypeFormats {
   std::string_view numpy;        ///< descr without its byte-order character; empty: NumPy has none
   std::string_view safetensors;  ///< empty: safetensors has none
   dlpack::TypeCode dlpack_code;
-  std::uint8_t dlpack_bits;
+  std::uint8_t dlpack_bits;  ///< per lane
+  /// Values per element: 1, or how many sub-byte values a packed element holds. DLPack's
+  /// lanes (as PyTorch exports float4_e2m1fn_x2) and the factor between a packed tensor's
+  /// last extent in safetensors (which counts values) and in zerotensor (which counts groups).
+  std::uint8_t lanes;
   std::string_view arrow;  ///< empty: no Arrow type shares the memory (Arrow's bool packs bits)
   /// The legacy storage class torch.save names for the dtype's typed storage
   /// (torch.FloatStorage); empty: the dtype has none (torch.save writes such tensors with
@@ -28,29 +32,39 @@ struct DTypeFormats {
 
 /// In DType order.
 inline constexpr std::array<DTypeFormats, dtype_count> dtype_formats = {{
-    {"b1", "BOOL", dlpack::TypeCode::Bool, 8, "", "BoolStorage"},
-    {"u1", "U8", dlpack::TypeCode::UInt, 8, "C", "ByteStorage"},
-    {"i1", "I8", dlpack::TypeCode::Int, 8, "c", "CharStorage"},
-    {"i2", "I16", dlpack::TypeCode::Int, 16, "s", "ShortStorage"},
-    {"i4", "I32", dlpack::TypeCode::Int, 32, "i", "IntStorage"},
-    {"i8", "I64", dlpack::TypeCode::Int, 64, "l", "LongStorage"},
-    {"u2", "U16", dlpack::TypeCode::UInt, 16, "S", ""},
-    {"u4", "U32", dlpack::TypeCode::UInt, 32, "I", ""},
-    {"u8", "U64", dlpack::TypeCode::UInt, 64, "L", ""},
-    {"f2", "F16", dlpack::TypeCode::Float, 16, "e", "HalfStorage"},
-    {"", "BF16", dlpack::TypeCode::Bfloat, 16, "", "BFloat16Storage"},
-    {"f4", "F32", dlpack::TypeCode::Float, 32, "f", "FloatStorage"},
-    {"f8", "F64", dlpack::TypeCode::Float, 64, "g", "DoubleStorage"},
-    {"c8", "C64", dlpack::TypeCode::Complex, 64, "", "ComplexFloatStorage"},
-    {"c16", "", dlpack::TypeCode::Complex, 128, "", "ComplexDoubleStorage"},
+    {"b1", "BOOL", dlpack::TypeCode::Bool, 8, 1, "", "BoolStorage"},
+    {"u1", "U8", dlpack::TypeCode::UInt, 8, 1, "C", "ByteStorage"},
+    {"i1", "I8", dlpack::TypeCode::Int, 8, 1, "c", "CharStorage"},
+    {"i2", "I16", dlpack::TypeCode::Int, 16, 1, "s", "ShortStorage"},
+    {"i4", "I32", dlpack::TypeCode::Int, 32, 1, "i", "IntStorage"},
+    {"i8", "I64", dlpack::TypeCode::Int, 64, 1, "l", "LongStorage"},
+    {"u2", "U16", dlpack::TypeCode::UInt, 16, 1, "S", ""},
+    {"u4", "U32", dlpack::TypeCode::UInt, 32, 1, "I", ""},
+    {"u8", "U64", dlpack::TypeCode::UInt, 64, 1, "L", ""},
+    {"f2", "F16", dlpack::TypeCode::Float, 16, 1, "e", "HalfStorage"},
+    {"", "BF16", dlpack::TypeCode::Bfloat, 16, 1, "", "BFloat16Storage"},
+    {"f4", "F32", dlpack::TypeCode::Float, 32, 1, "f", "FloatStorage"},
+    {"f8", "F64", dlpack::TypeCode::Float, 64, 1, "g", "DoubleStorage"},
+    {"c8", "C64", dlpack::TypeCode::Complex, 64, 1, "", "ComplexFloatStorage"},
+    {"c16", "", dlpack::TypeCode::Complex, 128, 1, "", "ComplexDoubleStorage"},
+    {"", "F8_E4M3", dlpack::TypeCode::Float8_e4m3fn, 8, 1, "", ""},
+    {"", "F8_E5M2", dlpack::TypeCode::Float8_e5m2, 8, 1, "", ""},
+    {"", "F8_E4M3FNUZ", dlpack::TypeCode::Float8_e4m3fnuz, 8, 1, "", ""},
+    {"", "F8_E5M2FNUZ", dlpack::TypeCode::Float8_e5m2fnuz, 8, 1, "", ""},
+    {"", "F8_E8M0", dlpack::TypeCode::Float8_e8m0fnu, 8, 1, "", ""},
+    {"", "", dlpack::TypeCode::Complex, 32, 1, "", ""},
+    {"", "F4", dlpack::TypeCode::Float4_e2m1fn, 4, 2, "", ""},
+    {"", "F6_E2M3", dlpack::TypeCode::Float6_e2m3fn, 6, 4, "", ""},
+    {"", "F6_E3M2", dlpack::TypeCode::Float6_e3m2fn, 6, 4, "", ""},
 }};
 
 static_assert([] {
   for (DType dtype : all_dtypes) {
-    if (dtype_formats[std::size_t(dtype)].dlpack_bits != 8 * itemsize(dtype)) return false;
+    const DTypeFormats& formats = dtype_formats[std::size_t(dtype)];
+    if (formats.dlpack_bits * formats.lanes != 8 * itemsize(dtype)) return false;
   }
   return true;
-}(), "dtype_formats: every dtype's DLPack width must equal its itemsize");
+}(), "dtype_formats: every dtype's DLPack bits times lanes must equal its itemsize");
 
 /// The dtype whose `Column` names `name`; nullopt when none does (empty names match nothing).
 template <std::string_view DTypeFormats::*Column>

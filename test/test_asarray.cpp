@@ -220,21 +220,34 @@ BOOST_AUTO_TEST_CASE(AA38_negative_strides_are_shared_not_refused) {
   BOOST_TEST(values_of<float>(converted) == std::vector<float>({5, 4, 3, 2, 1, 0}));
 }
 
+/// The dtypes that hold 0, 1 and 2: all but the packed sub-byte types (no numbers) and
+/// float8_e8m0fnu (powers of two only).
+std::vector<zt::DType> dtypes_holding_small_integers() {
+  std::vector<zt::DType> dtypes;
+  for (zt::DType dtype : zt::all_dtypes)
+    if (!zt::is_packed(dtype) && dtype != zt::float8_e8m0fnu_) dtypes.push_back(dtype);
+  return dtypes;
+}
+
 BOOST_AUTO_TEST_CASE(every_pair_of_dtypes_converts_from_a_strided_source) {
   // Values 0, 1, 2 (bool: false, true, true) as every other element of a 6-element array.
   auto as_double = [](const auto& value) -> double {
     if constexpr (requires { value.real(); }) return double(value.real());
-    else return double(static_cast<float>(value));
+    else if constexpr (requires { static_cast<float>(value); }) return double(static_cast<float>(value));
+    else throw std::logic_error("packed sub-byte values are not numbers");
   };
-  for (zt::DType from : zt::all_dtypes) {
+  const std::vector<zt::DType> dtypes = dtypes_holding_small_integers();
+  for (zt::DType from : dtypes) {
     std::shared_ptr<std::byte> memory = zt::allocate_bytes(6 * zt::itemsize(from));
     const zt::AnyTensor source = zt::dispatch(from, [&](auto tag) {
       using T = typename decltype(tag)::type;
       auto* data = reinterpret_cast<T*>(memory.get());
-      for (int i = 0; i < 6; ++i) data[i] = T(i / 2);
+      if constexpr (requires { T(1); }) {
+        for (int i = 0; i < 6; ++i) data[i] = T(i / 2);
+      }
       return zt::AnyTensor(zt::Tensor<const T, 1>(data, {3}, {2}, memory));
     });
-    for (zt::DType to : zt::all_dtypes) {
+    for (zt::DType to : dtypes) {
       const zt::AnyTensor converted = zt::asarray(source, {.dtype = to});
       BOOST_TEST(converted.dtype() == to);
       if (from == to) BOOST_TEST(converted.data_ptr() == source.data_ptr());  // nothing to convert: shared

@@ -1,4 +1,4 @@
-// The 15 element types, their sizes and names, PyTorch's promotion rules, and the
+// The 24 element types, their sizes and names, PyTorch's promotion rules, and the
 // process-wide default dtype.
 #pragma once
 
@@ -14,7 +14,10 @@
 
 #include <Eigen/Core>
 
+#include "zerotensor/complex32.hpp"
 #include "zerotensor/export.hpp"
+#include "zerotensor/float8.hpp"
+#include "zerotensor/packed_floats.hpp"
 
 namespace zt {
 
@@ -22,6 +25,8 @@ namespace zt {
 enum class DType : std::uint8_t {
   Bool, UInt8, Int8, Int16, Int32, Int64, UInt16, UInt32, UInt64,
   Float16, BFloat16, Float32, Float64, Complex64, Complex128,
+  Float8_e4m3fn, Float8_e5m2, Float8_e4m3fnuz, Float8_e5m2fnuz, Float8_e8m0fnu, Complex32,
+  Float4_e2m1fn_x2, Float6_e2m3fn_x4, Float6_e3m2fn_x4,
 };
 
 inline constexpr DType bool_ = DType::Bool;
@@ -39,17 +44,31 @@ inline constexpr DType float32 = DType::Float32;
 inline constexpr DType float64 = DType::Float64;
 inline constexpr DType complex64 = DType::Complex64;
 inline constexpr DType complex128 = DType::Complex128;
+inline constexpr DType float8_e4m3fn_ = DType::Float8_e4m3fn;
+inline constexpr DType float8_e5m2_ = DType::Float8_e5m2;
+inline constexpr DType float8_e4m3fnuz_ = DType::Float8_e4m3fnuz;
+inline constexpr DType float8_e5m2fnuz_ = DType::Float8_e5m2fnuz;
+inline constexpr DType float8_e8m0fnu_ = DType::Float8_e8m0fnu;
+inline constexpr DType complex32_ = DType::Complex32;
+inline constexpr DType float4_e2m1fn_x2_ = DType::Float4_e2m1fn_x2;
+inline constexpr DType float6_e2m3fn_x4_ = DType::Float6_e2m3fn_x4;
+inline constexpr DType float6_e3m2fn_x4_ = DType::Float6_e3m2fn_x4;
 
-inline constexpr std::size_t dtype_count = 15;
+inline constexpr std::size_t dtype_count = 24;
 inline constexpr std::array<DType, dtype_count> all_dtypes = {
-    bool_,   uint8,    int8,    int16,   int32,   int64,     uint16,     uint32,
-    uint64,  float16,  bfloat16, float32, float64, complex64, complex128};
+    bool_,           uint8,           int8,           int16,           int32,
+    int64,           uint16,          uint32,         uint64,          float16,
+    bfloat16,        float32,         float64,        complex64,       complex128,
+    float8_e4m3fn_,  float8_e5m2_,    float8_e4m3fnuz_, float8_e5m2fnuz_, float8_e8m0fnu_,
+    complex32_,      float4_e2m1fn_x2_, float6_e2m3fn_x4_, float6_e3m2fn_x4_};
 
 /// The C++ element types, in DType order.
 using element_types = std::tuple<bool, std::uint8_t, std::int8_t, std::int16_t, std::int32_t,
                                  std::int64_t, std::uint16_t, std::uint32_t, std::uint64_t,
                                  Eigen::half, Eigen::bfloat16, float, double,
-                                 std::complex<float>, std::complex<double>>;
+                                 std::complex<float>, std::complex<double>,
+                                 float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu,
+                                 complex32, float4_e2m1fn_x2, float6_e2m3fn_x4, float6_e3m2fn_x4>;
 
 /// The C++ type that stores one element of dtype `D`.
 template <DType D>
@@ -91,7 +110,9 @@ inline constexpr auto alignments = detail::element_alignments(std::type_identity
 namespace detail {
 inline constexpr std::array<std::string_view, dtype_count> dtype_names = {
     "bool",   "uint8",   "int8",     "int16",   "int32",   "int64",     "uint16",    "uint32",
-    "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128"};
+    "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
+    "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "complex32",
+    "float4_e2m1fn_x2", "float6_e2m3fn_x4", "float6_e3m2fn_x4"};
 
 [[noreturn]] ZT_API void throw_invalid_dtype(DType dtype);
 
@@ -104,18 +125,24 @@ inline constexpr std::array<std::string_view, dtype_count> dtype_names = {
 }
 }  // namespace detail
 
-/// Bytes per element.
+/// Bytes per element; for the packed sub-byte types, bytes per group of values.
 [[nodiscard]] constexpr std::size_t itemsize(DType dtype) { return detail::itemsizes[detail::table_index(dtype)]; }
 
 /// Required address alignment of one element (alignof of its C++ type).
 [[nodiscard]] constexpr std::size_t alignment(DType dtype) { return detail::alignments[detail::table_index(dtype)]; }
 
-/// NumPy-style lower-case name: "float32", "bool", "complex128".
+/// PyTorch's name without "torch.": "float32", "bool", "complex128", "float8_e4m3fn".
 [[nodiscard]] constexpr std::string_view name(DType dtype) { return detail::dtype_names[detail::table_index(dtype)]; }
 
-[[nodiscard]] constexpr bool is_complex(DType d) noexcept { return d == complex64 || d == complex128; }
+[[nodiscard]] constexpr bool is_complex(DType d) noexcept { return d == complex32_ || d == complex64 || d == complex128; }
+/// The 8-bit floating-point types (float8_*).
+[[nodiscard]] constexpr bool is_float8(DType d) noexcept { return d >= float8_e4m3fn_ && d <= float8_e8m0fnu_; }
+/// The packed sub-byte types, whose one element holds several values (see packed_floats.hpp).
+[[nodiscard]] constexpr bool is_packed(DType d) noexcept { return d >= float4_e2m1fn_x2_ && d <= float6_e3m2fn_x4_; }
+/// As torch.dtype.is_floating_point: float16, bfloat16, float32, float64, the 8-bit and
+/// the packed sub-byte floats.
 [[nodiscard]] constexpr bool is_floating_point(DType d) noexcept {
-  return d == float16 || d == bfloat16 || d == float32 || d == float64;
+  return d == float16 || d == bfloat16 || d == float32 || d == float64 || is_float8(d) || is_packed(d);
 }
 [[nodiscard]] constexpr bool is_signed_integer(DType d) noexcept {
   return d == int8 || d == int16 || d == int32 || d == int64;
@@ -126,7 +153,8 @@ inline constexpr std::array<std::string_view, dtype_count> dtype_names = {
 
 /// The smallest dtype both `a` and `b` convert to without losing their category, as
 /// torch.promote_types: bool < integers < floating < complex. Like PyTorch, uint16/32/64
-/// promote only with themselves and with floating types; other mixes throw TypeError.
+/// promote only with themselves and with floating types, and the 8-bit and packed floats
+/// only with themselves; other mixes throw TypeError.
 [[nodiscard]] ZT_API DType promote_types(DType a, DType b);
 
 /// The dtype of Python floats: float32 unless changed. Process-wide, thread-safe.
@@ -156,6 +184,15 @@ decltype(auto) dispatch(DType dtype, F&& f) {
     ZT_DISPATCH_CASE(DType::Float64)
     ZT_DISPATCH_CASE(DType::Complex64)
     ZT_DISPATCH_CASE(DType::Complex128)
+    ZT_DISPATCH_CASE(DType::Float8_e4m3fn)
+    ZT_DISPATCH_CASE(DType::Float8_e5m2)
+    ZT_DISPATCH_CASE(DType::Float8_e4m3fnuz)
+    ZT_DISPATCH_CASE(DType::Float8_e5m2fnuz)
+    ZT_DISPATCH_CASE(DType::Float8_e8m0fnu)
+    ZT_DISPATCH_CASE(DType::Complex32)
+    ZT_DISPATCH_CASE(DType::Float4_e2m1fn_x2)
+    ZT_DISPATCH_CASE(DType::Float6_e2m3fn_x4)
+    ZT_DISPATCH_CASE(DType::Float6_e3m2fn_x4)
 #undef ZT_DISPATCH_CASE
   }
   detail::throw_invalid_dtype(dtype);

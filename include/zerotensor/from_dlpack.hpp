@@ -40,7 +40,7 @@ namespace zt {
 namespace detail {
 
 /// Builds the view after every check; `owner` runs the producer's deleter.
-[[nodiscard]] ZT_API AnyTensor view_from_dlpack(const dlpack::Tensor& descriptor, bool read_only, KeepAlive owner);
+[[nodiscard]] ZT_API AnyTensor view_from_dlpack(const dlpack::Tensor& descriptor, std::uint64_t flags, KeepAlive owner);
 [[noreturn]] ZT_API void throw_dlpack_null();
 [[noreturn]] ZT_API void throw_dlpack_major_version(std::uint32_t major, std::uint32_t minor);
 
@@ -82,13 +82,13 @@ template <dlpack::ManagedTensorLayout M>
   if (managed == nullptr) detail::throw_dlpack_null();
   // From here on every exit, normal or not, releases the producer's memory exactly once.
   KeepAlive owner(managed, dlpack::CallDeleter{});
-  bool read_only = false;
+  std::uint64_t flags = 0;  // a legacy tensor has none
   if constexpr (dlpack::VersionedManagedTensorLayout<M>) {
     if (managed->version.major != dlpack::major_version)
       detail::throw_dlpack_major_version(managed->version.major, managed->version.minor);
-    read_only = (managed->flags & dlpack::flag_read_only) != 0;
+    flags = managed->flags;
   }
-  return detail::view_from_dlpack(detail::descriptor_of(managed->dl_tensor), read_only, std::move(owner));
+  return detail::view_from_dlpack(detail::descriptor_of(managed->dl_tensor), flags, std::move(owner));
 }
 
 /// Takes the managed tensor out of its RAII owner.

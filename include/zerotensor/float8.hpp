@@ -1,0 +1,189 @@
+// The 8-bit floating-point element types, as PyTorch names and converts them:
+// float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz and float8_e8m0fnu.
+// Each is one trivially copyable byte. Like c10's types they convert implicitly to float
+// (exactly, through a 256-entry table) and from float (rounding to nearest even, with each
+// format's own overflow, NaN and zero rules — PyTorch's, where ml_dtypes differs).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include <Eigen/Core>
+
+namespace zt {
+namespace detail {
+
+inline constexpr float float8_quiet_nan = std::numeric_limits<float>::quiet_NaN();
+
+/// 2^exponent for exponents that give a normal float.
+constexpr float power_of_two(int exponent) { return std::bit_cast<float>(std::uint32_t(127 + exponent) << 23); }
+
+/// A sign bit, `Exponent` bits and `Mantissa` bits with bias `Bias`. `MaxFinite` is the
+/// largest finite magnitude code. Codes above it: infinity then NaNs when `HasInfinity`
+/// (e5m2), NaN otherwise (e4m3fn). `Unsigned_zero` ("fnuz"): no negative zero, 0x80 is the
+/// only NaN. Rounded magnitudes above MaxFinite become `OverflowCode` (with the sign unless
+/// fnuz): saturation for e4m3fn, infinity for e5m2, NaN for fnuz.
+template <int Exponent, int Mantissa, int Bias, std::uint8_t MaxFinite, std::uint8_t OverflowCode, bool HasInfinity,
+          bool UnsignedZero>
+struct SignedFloat8Format {
+  static constexpr int mantissa_bits = Mantissa;
+  static constexpr std::uint8_t nan_code = UnsignedZero ? 0x80 : 0x7F;
+
+  static constexpr float decode(std::uint8_t bits) {
+    const bool negative = bits & 0x80;
+    const std::uint8_t magnitude = bits & 0x7F;
+    if (UnsignedZero && bits == 0x80) return float8_quiet_nan;
+    if (magnitude > MaxFinite) {
+      if (HasInfinity && magnitude == MaxFinite + 1)
+        return negative ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+      return negative ? -float8_quiet_nan : float8_quiet_nan;
+    }
+    const int exponent = magnitude >> Mantissa;
+    const int mantissa = magnitude & ((1 << Mantissa) - 1);
+    const int significand = exponent == 0 ? mantissa : mantissa + (1 << Mantissa);
+    const float value = float(significand) * power_of_two((exponent == 0 ? 1 : exponent) - Bias - Mantissa);
+    return negative ? -value : value;
+  }
+
+  static std::uint8_t encode(float value) {
+    const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
+    const auto sign = std::uint8_t(UnsignedZero ? 0 : (bits >> 24) & 0x80);
+    const std::uint32_t magnitude_bits = bits & 0x7FFFFFFF;
+    if (magnitude_bits > 0x7F800000) return std::uint8_t(sign | nan_code);
+    const std::uint32_t code = magnitude_bits < min_normal_bits ? subnormal_code(magnitude_bits)
+                                                                 : normal_code(magnitude_bits);
+    if (code > MaxFinite) return UnsignedZero ? OverflowCode : std::uint8_t(sign | OverflowCode);
+    if (code == 0) return UnsignedZero ? 0 : sign;
+    return std::uint8_t((bits >> 24 & 0x80) | code);
+  }
+
+ private:
+  static constexpr std::uint32_t min_normal_bits = std::uint32_t(127 + 1 - Bias) << 23;
+
+  /// Rounds the float's mantissa to `Mantissa` bits, to nearest even, and re-biases the
+  /// exponent; a carry moves into the exponent as it should.
+  static std::uint32_t normal_code(std::uint32_t magnitude_bits) {
+    constexpr int dropped = 23 - Mantissa;
+    const std::uint32_t odd = (magnitude_bits >> dropped) & 1;
+    const std::uint64_t rounded = (std::uint64_t(magnitude_bits) + (1u << (dropped - 1)) - 1 + odd) >> dropped;
+    return std::uint32_t(std::min<std::uint64_t>(rounded - (std::uint64_t(127 - Bias) << Mantissa), 0xFF));
+  }
+
+  /// Values below the smallest normal: the float addition of a power of two rounds the
+  /// value to the subnormal grid (to nearest even); the sum's low bits are the code, which
+  /// is the smallest normal's code when it rounds up to it.
+  static std::uint32_t subnormal_code(std::uint32_t magnitude_bits) {
+    constexpr float magic = power_of_two(23 - Mantissa + 1 - Bias);
+    return std::bit_cast<std::uint32_t>(std::bit_cast<float>(magnitude_bits) + magic) - std::bit_cast<std::uint32_t>(magic);
+  }
+};
+
+/// float8_e8m0fnu: 8 exponent bits, bias 127, no sign and no mantissa; 0xFF is NaN.
+/// Encoding as PyTorch: the sign is ignored, zero and values below 2^-127 give 0x00, a
+/// value rounds up when its float mantissa's top bit is set (for subnormal floats, when
+/// more than that bit is), and infinities, NaNs and values that round past 2^127 give NaN.
+struct E8M0Format {
+  static constexpr int mantissa_bits = 0;
+  static constexpr std::uint8_t nan_code = 0xFF;
+
+  static constexpr float decode(std::uint8_t bits) {
+    if (bits == 0xFF) return float8_quiet_nan;
+    return bits == 0 ? std::bit_cast<float>(std::uint32_t{0x00400000}) : std::bit_cast<float>(std::uint32_t(bits) << 23);
+  }
+
+  static std::uint8_t encode(float value) {
+    const std::uint32_t bits = std::bit_cast<std::uint32_t>(value) & 0x7FFFFFFF;
+    const std::uint32_t exponent = bits >> 23, mantissa = bits & 0x7FFFFF;
+    if (exponent == 0xFF) return nan_code;
+    const bool half_or_more = mantissa & 0x400000;
+    const bool rounds_up = half_or_more && (exponent != 0 || (mantissa & 0x3FFFFF) != 0);
+    return std::uint8_t(std::min<std::uint32_t>(exponent + rounds_up, 0xFF));
+  }
+};
+
+template <class Format>
+constexpr std::array<float, 256> decode_table() {
+  std::array<float, 256> table{};
+  for (int bits = 0; bits < 256; ++bits) table[std::size_t(bits)] = Format::decode(std::uint8_t(bits));
+  return table;
+}
+
+/// Every code's float value, for decoding at memory speed.
+template <class Format>
+inline constexpr std::array<float, 256> float8_values = decode_table<Format>();
+
+/// One byte in `Format`. Converts implicitly to and from float, as c10's float8 types do.
+template <class Format>
+class Float8 {
+ public:
+  using format = Format;
+
+  Float8() = default;
+  Float8(float value) noexcept : bits_(Format::encode(value)) {}  // NOLINT(google-explicit-constructor)
+
+  [[nodiscard]] static constexpr Float8 from_bits(std::uint8_t bits) noexcept {
+    Float8 result;
+    result.bits_ = bits;
+    return result;
+  }
+  [[nodiscard]] constexpr std::uint8_t bits() const noexcept { return bits_; }
+
+  constexpr operator float() const noexcept { return float8_values<Format>[bits_]; }  // NOLINT
+
+ private:
+  std::uint8_t bits_;
+};
+
+using E4M3FN = SignedFloat8Format<4, 3, 7, 0x7E, 0x7E, false, false>;
+using E5M2 = SignedFloat8Format<5, 2, 15, 0x7B, 0x7C, true, false>;
+using E4M3FNUZ = SignedFloat8Format<4, 3, 8, 0x7F, 0x80, false, true>;
+using E5M2FNUZ = SignedFloat8Format<5, 2, 16, 0x7F, 0x80, false, true>;
+
+/// The code of the largest (or, with `largest` false, the lowest) finite value.
+template <class Format>
+constexpr std::uint8_t extreme_finite_code(bool largest) {
+  std::uint8_t found = 0;
+  for (int bits = 0; bits < 256; ++bits) {
+    const float value = float8_values<Format>[std::size_t(bits)], best = float8_values<Format>[found];
+    const bool finite = value == value && value - value == 0.0f;
+    if (finite && (largest ? value > best : value < best)) found = std::uint8_t(bits);
+  }
+  return found;
+}
+
+template <class T>
+inline constexpr bool is_float8_v = false;
+template <class Format>
+inline constexpr bool is_float8_v<Float8<Format>> = true;
+
+}  // namespace detail
+
+using float8_e4m3fn = detail::Float8<detail::E4M3FN>;
+using float8_e5m2 = detail::Float8<detail::E5M2>;
+using float8_e4m3fnuz = detail::Float8<detail::E4M3FNUZ>;
+using float8_e5m2fnuz = detail::Float8<detail::E5M2FNUZ>;
+using float8_e8m0fnu = detail::Float8<detail::E8M0Format>;
+
+static_assert(sizeof(float8_e4m3fn) == 1 && std::is_trivially_copyable_v<float8_e4m3fn>);
+
+}  // namespace zt
+
+/// Eigen's traits, so that 8-bit float matrices map and `.cast<float>()` works.
+template <class Format>
+struct Eigen::NumTraits<zt::detail::Float8<Format>> : Eigen::GenericNumTraits<zt::detail::Float8<Format>> {
+  using Self = zt::detail::Float8<Format>;
+  using Real = Self;
+  using NonInteger = Self;
+  using Literal = Self;
+  enum { IsComplex = 0, IsInteger = 0, IsSigned = 1, RequireInitialization = 0, ReadCost = 1, AddCost = 1, MulCost = 1 };
+  static Self epsilon() { return Self(zt::detail::power_of_two(-Format::mantissa_bits)); }
+  static Self dummy_precision() { return Self(1e-1f); }
+  static Self highest() { return Self::from_bits(zt::detail::extreme_finite_code<Format>(true)); }
+  static Self lowest() { return Self::from_bits(zt::detail::extreme_finite_code<Format>(false)); }
+  static Self quiet_NaN() { return Self::from_bits(Format::nan_code); }
+  static int digits10() { return 0; }
+};
