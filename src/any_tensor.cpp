@@ -22,6 +22,11 @@ void throw_as_mismatch(DType expected_dtype, std::size_t expected_rank, bool wan
   throw TypeError(message);
 }
 
+void throw_packed_visit(DType dtype) {
+  throw TypeError(concat("visit: ", dtype, " elements are packed sub-byte values, not numbers; view them with as<zt::",
+                         dtype, ">()"));
+}
+
 void throw_read_only(const char* operation) {
   throw TypeError(concat(operation, ": the tensor's memory is read-only"));
 }

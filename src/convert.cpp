@@ -393,12 +393,13 @@ void copy_into(const AnyTensor& source, const AnyTensor& destination) {
   // As NumPy's copyto and PyTorch's copy_: overlapping elements read as they were before the
   // copy. The copy walks in its own order, so a source that overlaps is copied first.
   const AnyTensor input = detail::elements_may_overlap(source, destination) ? source.clone() : source;
-  dispatch(destination.dtype(), [&](auto tag) {
-    const auto out = destination.as<typename decltype(tag)::type>();
-    input.visit([&](const auto& in) {
-      using From = std::remove_const_t<typename std::remove_cvref_t<decltype(in)>::element_type>;
-      using To = typename decltype(tag)::type;
-      if constexpr (std::is_same_v<From, To> || !(is_packed_v<From> || is_packed_v<To>)) convert_typed(in, out);
+  dispatch(destination.dtype(), [&](auto to_tag) {
+    using To = typename decltype(to_tag)::type;
+    const auto out = destination.as<To>();
+    dispatch(input.dtype(), [&](auto from_tag) {
+      using From = typename decltype(from_tag)::type;
+      if constexpr (std::is_same_v<From, To> || !(is_packed_v<From> || is_packed_v<To>))
+        convert_typed(input.as<const From>(), out);
     });
   });
 }

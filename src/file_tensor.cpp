@@ -14,8 +14,11 @@
 namespace zt::detail {
 namespace {
 
-/// Bytes reversed per unit: a complex number swaps its real and imaginary parts separately.
-std::size_t byte_order_unit(DType dtype) { return is_complex(dtype) ? itemsize(dtype) / 2 : itemsize(dtype); }
+/// The bytes that swap together: a complex part, a whole element, or single bytes of packed values.
+std::size_t byte_order_unit(DType dtype) {
+  if (is_packed(dtype)) return 1;
+  return is_complex(dtype) ? itemsize(dtype) / 2 : itemsize(dtype);
+}
 
 void copy_bytes(const std::byte* source, std::byte* destination, std::size_t length, std::size_t swap_unit) {
   if (swap_unit <= 1) {

@@ -201,9 +201,14 @@ std::pair<std::string_view, std::size_t> locate_header(std::span<const std::byte
   return {start.substr(preamble, header_length), preamble + header_length};
 }
 
-/// "|b1", "<f4", ... in this machine's byte order; TypeError for bfloat16.
+/// "|b1", "<f4", ... in this machine's byte order; TypeError, naming the dtype, for those
+/// NumPy has not (bfloat16, complex32, the 8-bit and packed floats).
 std::string descr_of(DType dtype) {
-  if (detail::dtype_formats[detail::table_index(dtype)].numpy.empty()) throw TypeError("save_npy: NumPy has no bfloat16 dtype; convert with to(zt::float32) first");
+  if (detail::dtype_formats[detail::table_index(dtype)].numpy.empty()) {
+    if (is_packed(dtype)) throw TypeError(concat("save_npy: NumPy has no ", dtype, " dtype"));
+    throw TypeError(concat("save_npy: NumPy has no ", dtype, " dtype; convert with to(zt::",
+                           is_complex(dtype) ? "complex64" : "float32", ") first"));
+  }
   const char order = itemsize(dtype) == 1 ? '|' : std::endian::native == std::endian::little ? '<' : '>';
   return concat(order, detail::dtype_formats[std::size_t(dtype)].numpy);
 }

@@ -76,6 +76,7 @@ class HeaderReader {
     const auto fail = [&](const auto&... what) { throw ValueError(concat(context, what...)); };
     Entry entry{name, dtype(fail, field(fail, fields.dtype, "dtype")), shape(fail, field(fail, fields.shape, "shape")),
                 {}, 0, 0};
+    group_packed_values(fail, entry);
     const Json& offsets = field(fail, fields.data_offsets, "data_offsets");
     if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
         !offsets[1].is_number_unsigned())
@@ -130,6 +131,20 @@ class HeaderReader {
     const std::optional<DType> found = detail::dtype_named<&detail::DTypeFormats::safetensors>(text);
     if (!found) fail(": unsupported dtype '", detail::text_prefix(text), "'");
     return *found;
+  }
+
+  /// The file's shape counts sub-byte values; a packed dtype's element holds `lanes` of
+  /// them, so the last extent is divided (PyTorch's rule for F4: float4_e2m1fn_x2 with half
+  /// the last dimension).
+  template <class Fail>
+  static void group_packed_values(const Fail& fail, Entry& entry) {
+    const std::size_t lanes = detail::dtype_formats[std::size_t(entry.dtype)].lanes;
+    if (lanes == 1) return;
+    const std::string_view stored = detail::dtype_formats[std::size_t(entry.dtype)].safetensors;
+    if (entry.shape.size() == 0 || entry.shape[entry.shape.size() - 1] % index_t(lanes) != 0)
+      fail(": shape ", detail::shape_string(entry.shape), " of ", stored, " values cannot be read as ", entry.dtype,
+           ": its last dimension must be a multiple of the ", lanes, " values one element packs");
+    entry.shape[entry.shape.size() - 1] /= index_t(lanes);
   }
 
   template <class Fail>
@@ -223,6 +238,18 @@ std::string_view dtype_name(DType dtype) {
   return name;
 }
 
+/// The shape as the file counts it: values, not packed elements (see group_packed_values).
+std::vector<index_t> stored_shape(const AnyTensor& tensor) {
+  std::vector<index_t> shape(tensor.shape().begin(), tensor.shape().end());
+  const std::size_t lanes = detail::dtype_formats[std::size_t(tensor.dtype())].lanes;
+  if (lanes == 1) return shape;
+  if (shape.empty())
+    throw ValueError(concat("save_safetensors: a 0-dimensional ", tensor.dtype(), " tensor holds ", lanes,
+                            " values, which a safetensors shape counts along a dimension it does not have"));
+  shape.back() *= index_t(lanes);
+  return shape;
+}
+
 }  // namespace
 
 const AnyTensor& SafetensorsFile::at(std::string_view name) const {
@@ -273,6 +300,7 @@ void save_safetensors(PathRef path, const std::map<std::string, AnyTensor, std::
   for (const auto& [name, tensor] : tensors) {
     if (!tensor.device().is_host_accessible()) detail::throw_not_host_accessible("save_safetensors", tensor.device());
     dtype_name(tensor.dtype());  // refuses complex128 before anything is written
+    stored_shape(tensor);
     ordered.emplace_back(name, tensor.is_contiguous() ? tensor : tensor.clone());
   }
   std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
@@ -286,7 +314,7 @@ void save_safetensors(PathRef path, const std::map<std::string, AnyTensor, std::
   for (const auto& [name, tensor] : ordered) {
     const std::uint64_t end = offset + tensor.nbytes();
     header[std::string(name)] = {{"dtype", dtype_name(tensor.dtype())},
-                                 {"shape", std::vector<index_t>(tensor.shape().begin(), tensor.shape().end())},
+                                 {"shape", stored_shape(tensor)},
                                  {"data_offsets", {offset, end}}};
     parts.emplace_back(static_cast<const std::byte*>(tensor.data_ptr()), tensor.nbytes());
     offset = end;

@@ -14,6 +14,7 @@
 #include "zerotensor/convert.hpp"
 #include "zerotensor/shares_memory.hpp"
 #include "zerotensor/empty.hpp"
+#include "zerotensor/frombuffer.hpp"
 #include "message_check.hpp"
 
 namespace {
@@ -119,7 +120,7 @@ BOOST_AUTO_TEST_CASE(visit_passes_const_elements_for_read_only_memory) {
   double sum = writable.visit([](const auto& typed) {
     double total = 0;
     for (zt::index_t i = 0; i < typed.numel(); ++i) {
-      // Every dtype is compiled: complex values give their real part, packed sub-byte types no number.
+      // Every numeric dtype is compiled: complex values give their real part.
       if constexpr (requires { static_cast<double>(typed(i)); }) total += static_cast<double>(typed(i));
       else if constexpr (requires { std::real(typed(i)); }) total += std::real(typed(i));
       else if constexpr (requires { std::complex<float>(typed(i)); }) total += std::complex<float>(typed(i)).real();
@@ -127,6 +128,18 @@ BOOST_AUTO_TEST_CASE(visit_passes_const_elements_for_read_only_memory) {
     return total;
   });
   BOOST_TEST(sum == 6.0);
+}
+
+BOOST_AUTO_TEST_CASE(visit_refuses_packed_sub_byte_types_which_hold_no_numbers) {
+  std::array<std::uint8_t, 4> bytes = {0x10, 0x32, 0x54, 0x76};
+  const zt::AnyTensor packed = zt::frombuffer(bytes, zt::float4_e2m1fn_x2_);
+  BOOST_CHECK_EXCEPTION((void)packed.visit([](const auto& typed) { return double(typed.numel()); }), zt::TypeError,
+                        with_message<zt::TypeError>("visit: float4_e2m1fn_x2 elements are packed sub-byte values, "
+                                                    "not numbers; view them with as<zt::float4_e2m1fn_x2>()"));
+  BOOST_TEST((packed.as<const zt::float4_e2m1fn_x2, 1>()(3).bits == 0x76));
+  const zt::AnyTensor copy = packed.clone();  // bytes copy as they are
+  BOOST_TEST((copy.as<const zt::float4_e2m1fn_x2, 1>()(1).bits == 0x32));
+  BOOST_TEST(copy.data_ptr() != packed.data_ptr());
 }
 
 BOOST_AUTO_TEST_CASE(to_dtype_follows_pytorch_value_rules) {

@@ -479,22 +479,27 @@ BOOST_AUTO_TEST_CASE(DL29_DL33_DL39_unsupported_widths_are_refused_and_the_delet
                         zt::TypeError,
                         with_message<zt::TypeError>("from_dlpack: unsupported data type code 4 (bfloat), 32 bits, 1 lane"));
   BOOST_TEST(calls.count == 1);
-  // DL33: float with 8 bits; the producer's memory is released before the exception arrives.
+  // DL33: float with 8 bits (the 8-bit floats have codes of their own); the producer's memory
+  // is released before the exception arrives.
   BOOST_CHECK_EXCEPTION((void)zt::from_dlpack(versioned({.data = buf.data(), .shape = {4}, .code = 2, .bits = 8}, calls)),
                         zt::TypeError, with_message<zt::TypeError>("code 2 (float), 8 bits, 1 lane"));
   BOOST_TEST(calls.count == 2);
-  // DL39: complex32 (two float16) has no zt dtype.
-  BOOST_CHECK_EXCEPTION((void)zt::from_dlpack(legacy({.data = buf.data(), .shape = {2}, .code = 5, .bits = 32}, calls)),
-                        zt::TypeError, with_message<zt::TypeError>("code 5 (complex), 32 bits"));
+  // DL39: complex with 16 bits (two 8-bit parts) has no dtype; complex32 (two float16) has.
+  BOOST_CHECK_EXCEPTION((void)zt::from_dlpack(legacy({.data = buf.data(), .shape = {2}, .code = 5, .bits = 16}, calls)),
+                        zt::TypeError, with_message<zt::TypeError>("code 5 (complex), 16 bits"));
   BOOST_TEST(calls.count == 3);
 }
 
 BOOST_AUTO_TEST_CASE(float8_sub_byte_bool_widths_and_unknown_codes_are_refused) {
   Calls calls;
   Bytes16 buf;
-  const std::array<std::pair<Spec, std::string>, 5> cases = {{
+  const std::array<std::pair<Spec, std::string>, 7> cases = {{
       {{.data = buf.data(), .shape = {4}, .code = 8, .bits = 8}, "code 8 (float8_e4m3), 8 bits"},
-      {{.data = buf.data(), .shape = {4}, .code = 17, .bits = 4}, "code 17 (float4_e2m1fn), 4 bits"},
+      {{.data = buf.data(), .shape = {4}, .code = 17, .bits = 4}, "code 17 (float4_e2m1fn), 4 bits, 1 lane"},
+      {{.data = buf.data(), .shape = {4}, .code = 17, .bits = 4, .lanes = 2, .flags = dl::flag_is_subbyte_type_padded},
+       "from_dlpack: sub-byte values padded to a byte each (DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) are not "
+       "supported, zerotensor reads them packed; got code 17 (float4_e2m1fn), 4 bits, 2 lanes"},
+      {{.data = buf.data(), .shape = {4}, .code = 10, .bits = 8, .lanes = 4}, "vector types are not supported"},
       {{.data = buf.data(), .shape = {4}, .code = 0, .bits = 4}, "code 0 (int), 4 bits"},
       {{.data = buf.data(), .shape = {4}, .code = 6, .bits = 1}, "code 6 (bool), 1 bits"},
       {{.data = buf.data(), .shape = {4}, .code = 99, .bits = 8}, "code 99 (unknown), 8 bits"},
@@ -503,6 +508,43 @@ BOOST_AUTO_TEST_CASE(float8_sub_byte_bool_widths_and_unknown_codes_are_refused) 
   for (const auto& [spec, text] : cases) {
     BOOST_CHECK_EXCEPTION((void)zt::from_dlpack(versioned(spec, calls)), zt::TypeError, with_message<zt::TypeError>(text));
     BOOST_TEST(calls.count == ++expected_calls);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(float8_complex32_and_packed_codes_import_and_export_as_pytorch_writes_them) {
+  // torch 2.15's __dlpack__: float8_e4m3fn code 10, 8 bits; float8_e8m0fnu code 14; complex32
+  // code 5, 32 bits; float4_e2m1fn_x2 code 17, 4 bits, 2 lanes, its shape counting bytes.
+  struct Case {
+    std::uint8_t code, bits;
+    std::uint16_t lanes;
+    zt::DType dtype;
+    std::int64_t extent;
+  };
+  const std::array<Case, 9> cases = {{{10, 8, 1, zt::float8_e4m3fn_, 16},
+                                      {12, 8, 1, zt::float8_e5m2_, 16},
+                                      {11, 8, 1, zt::float8_e4m3fnuz_, 16},
+                                      {13, 8, 1, zt::float8_e5m2fnuz_, 16},
+                                      {14, 8, 1, zt::float8_e8m0fnu_, 16},
+                                      {5, 32, 1, zt::complex32_, 4},
+                                      {17, 4, 2, zt::float4_e2m1fn_x2_, 16},
+                                      {15, 6, 4, zt::float6_e2m3fn_x4_, 5},
+                                      {16, 6, 4, zt::float6_e3m2fn_x4_, 5}}};
+  Bytes16 buf;
+  for (const Case& c : cases) {
+    Calls calls;
+    std::optional<zt::AnyTensor> view = zt::from_dlpack(
+        versioned({.data = buf.data(), .shape = {c.extent}, .code = c.code, .bits = c.bits, .lanes = c.lanes}, calls));
+    BOOST_TEST(view->dtype() == c.dtype);
+    BOOST_TEST(view->shape() == zt::DynamicExtents({c.extent}));
+    BOOST_TEST(view->data_ptr() == static_cast<const void*>(buf.data()));
+    BOOST_TEST(view->nbytes() == std::size_t(c.extent) * zt::itemsize(c.dtype));
+    dl::ManagedTensorVersioned* exported = zt::to_dlpack(*view);
+    BOOST_TEST(exported->dl_tensor.dtype.code == c.code);
+    BOOST_TEST(exported->dl_tensor.dtype.bits == c.bits);
+    BOOST_TEST(exported->dl_tensor.dtype.lanes == c.lanes);
+    exported->deleter(exported);
+    view.reset();
+    BOOST_TEST(calls.count == 1);
   }
 }
 

@@ -15,11 +15,14 @@ constexpr bool round_trips = zt::dtype_of<zt::type_of<D>> == D;
 
 BOOST_AUTO_TEST_SUITE(dtype)
 
-BOOST_AUTO_TEST_CASE(itemsize_name_and_alignment_of_all_15) {
-  const std::array<std::size_t, 15> sizes = {1, 1, 1, 2, 4, 8, 2, 4, 8, 2, 2, 4, 8, 8, 16};
-  const std::array<std::string_view, 15> names = {"bool",    "uint8",    "int8",    "int16",   "int32",
-                                                  "int64",   "uint16",   "uint32",  "uint64",  "float16",
-                                                  "bfloat16", "float32", "float64", "complex64", "complex128"};
+BOOST_AUTO_TEST_CASE(itemsize_name_and_alignment_of_all_24) {
+  const std::array<std::size_t, 24> sizes = {1, 1, 1, 2, 4, 8, 2, 4, 8, 2, 2, 4, 8, 8, 16, 1, 1, 1, 1, 1, 4, 1, 3, 3};
+  const std::array<std::string_view, 24> names = {
+      "bool",          "uint8",           "int8",          "int16",           "int32",
+      "int64",         "uint16",          "uint32",        "uint64",          "float16",
+      "bfloat16",      "float32",         "float64",       "complex64",       "complex128",
+      "float8_e4m3fn", "float8_e5m2",     "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
+      "complex32",     "float4_e2m1fn_x2", "float6_e2m3fn_x4", "float6_e3m2fn_x4"};
   for (std::size_t i = 0; i < zt::all_dtypes.size(); ++i) {
     BOOST_TEST(zt::itemsize(zt::all_dtypes[i]) == sizes[i]);
     BOOST_TEST(zt::name(zt::all_dtypes[i]) == names[i]);
@@ -27,15 +30,17 @@ BOOST_AUTO_TEST_CASE(itemsize_name_and_alignment_of_all_15) {
   BOOST_TEST(zt::alignment(zt::complex128) == 8u);
   BOOST_TEST(zt::alignment(zt::complex64) == 4u);
   BOOST_TEST(zt::alignment(zt::float16) == 2u);
+  BOOST_TEST(zt::alignment(zt::complex32_) == 2u);
+  BOOST_TEST(zt::alignment(zt::float6_e2m3fn_x4_) == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(invalid_dtype_values_are_value_errors) {
-  for (const auto value : {15, 200, 255}) {
+  for (const auto value : {24, 200, 255}) {
     const auto invalid = static_cast<zt::DType>(value);
     BOOST_TEST_CONTEXT("DType(" << value << ")") {
       const auto names_it = [&](const zt::ValueError& e) {
         return message_has(e, "invalid DType value " + std::to_string(value) +
-                                  "; the dtypes are 0 (bool) to 14 (complex128)");
+                                  "; the dtypes are 0 (bool) to 23 (float6_e3m2fn_x4)");
       };
       BOOST_CHECK_EXCEPTION((void)zt::itemsize(invalid), zt::ValueError, names_it);
       BOOST_CHECK_EXCEPTION((void)zt::alignment(invalid), zt::ValueError, names_it);
@@ -84,6 +89,42 @@ BOOST_AUTO_TEST_CASE(promotion_matches_pytorch_1_13_table) {
   for (std::size_t i = 0; i < order.size(); ++i)
     for (std::size_t j = 0; j < order.size(); ++j)
       BOOST_TEST(promote_types(order[i], order[j]) == table[i][j], order[i] << " with " << order[j]);
+}
+
+BOOST_AUTO_TEST_CASE(float8_and_packed_types_promote_only_with_themselves) {
+  // torch 2.15: "Promotion for Float8 Types is not supported, attempted to promote Float8_e4m3fn and Float".
+  BOOST_TEST(zt::promote_types(zt::float8_e5m2_, zt::float8_e5m2_) == zt::float8_e5m2_);
+  BOOST_TEST(zt::promote_types(zt::float4_e2m1fn_x2_, zt::float4_e2m1fn_x2_) == zt::float4_e2m1fn_x2_);
+  for (zt::DType other : {zt::bool_, zt::int64, zt::float32, zt::complex64, zt::float8_e4m3fnuz_, zt::float6_e2m3fn_x4_}) {
+    BOOST_CHECK_EXCEPTION((void)zt::promote_types(zt::float8_e4m3fn_, other), zt::TypeError, [&](const zt::TypeError& e) {
+      return std::string(e.what()) ==
+             "promotion for float8 and sub-byte types is not supported, attempted to promote float8_e4m3fn and " +
+                 std::string(zt::name(other));
+    });
+  }
+  BOOST_CHECK_THROW((void)zt::promote_types(zt::float32, zt::float4_e2m1fn_x2_), zt::TypeError);
+}
+
+BOOST_AUTO_TEST_CASE(complex32_promotes_as_in_pytorch) {
+  // torch 2.15's promote_types with complex32.
+  using zt::complex32_;
+  for (zt::DType other : {zt::bool_, zt::uint8, zt::int8, zt::int16, zt::int32, zt::int64, zt::float16, complex32_})
+    BOOST_TEST(zt::promote_types(complex32_, other) == complex32_, other);
+  for (zt::DType other : {zt::bfloat16, zt::float32, zt::complex64})
+    BOOST_TEST(zt::promote_types(other, complex32_) == zt::complex64, other);
+  for (zt::DType other : {zt::float64, zt::complex128})
+    BOOST_TEST(zt::promote_types(complex32_, other) == zt::complex128, other);
+  BOOST_CHECK_THROW((void)zt::promote_types(complex32_, zt::uint16), zt::TypeError);
+}
+
+BOOST_AUTO_TEST_CASE(only_the_four_classic_floating_types_can_be_the_default) {
+  for (zt::DType refused : {zt::float8_e4m3fn_, zt::float4_e2m1fn_x2_, zt::complex32_}) {
+    BOOST_CHECK_EXCEPTION(zt::set_default_dtype(refused), zt::TypeError, [&](const zt::TypeError& e) {
+      return std::string(e.what()) ==
+             "only floating-point types are supported as the default type; got " + std::string(zt::name(refused));
+    });
+  }
+  BOOST_TEST(zt::default_dtype() == zt::float32);
 }
 
 BOOST_AUTO_TEST_CASE(wide_unsigned_promote_only_with_themselves_and_floats) {

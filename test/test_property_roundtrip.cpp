@@ -127,13 +127,29 @@ struct Produced {
   }
 };
 
-zt::dlpack::TypeCode dlpack_code(DType dtype) {
+/// DLPack's code, bits and lanes for `dtype`, as dlpack.h 1.1 and PyTorch's exporter give them.
+zt::dlpack::DataType dlpack_type(DType dtype) {
   using zt::dlpack::TypeCode;
-  if (dtype == zt::bool_) return TypeCode::Bool;
-  if (dtype == zt::bfloat16) return TypeCode::Bfloat;
-  if (zt::is_complex(dtype)) return TypeCode::Complex;
-  if (zt::is_floating_point(dtype)) return TypeCode::Float;
-  return zt::is_signed_integer(dtype) ? TypeCode::Int : TypeCode::UInt;
+  const auto bits = std::uint8_t(8 * zt::itemsize(dtype));
+  const auto of = [](TypeCode code, std::uint8_t width, std::uint16_t lanes = 1) {
+    return zt::dlpack::DataType{std::uint8_t(code), width, lanes};
+  };
+  switch (dtype) {
+    case zt::bool_: return of(TypeCode::Bool, 8);
+    case zt::bfloat16: return of(TypeCode::Bfloat, 16);
+    case zt::float8_e4m3fn_: return of(TypeCode::Float8_e4m3fn, 8);
+    case zt::float8_e5m2_: return of(TypeCode::Float8_e5m2, 8);
+    case zt::float8_e4m3fnuz_: return of(TypeCode::Float8_e4m3fnuz, 8);
+    case zt::float8_e5m2fnuz_: return of(TypeCode::Float8_e5m2fnuz, 8);
+    case zt::float8_e8m0fnu_: return of(TypeCode::Float8_e8m0fnu, 8);
+    case zt::float4_e2m1fn_x2_: return of(TypeCode::Float4_e2m1fn, 4, 2);
+    case zt::float6_e2m3fn_x4_: return of(TypeCode::Float6_e2m3fn, 6, 4);
+    case zt::float6_e3m2fn_x4_: return of(TypeCode::Float6_e3m2fn, 6, 4);
+    default: break;
+  }
+  if (zt::is_complex(dtype)) return of(TypeCode::Complex, bits);
+  if (zt::is_floating_point(dtype)) return of(TypeCode::Float, bits);
+  return of(zt::is_signed_integer(dtype) ? TypeCode::Int : TypeCode::UInt, bits);
 }
 
 /// Describes `source` the way a producer may: data at the buffer's start with a byte_offset
@@ -148,7 +164,7 @@ M* produce(const Source& source, std::mt19937_64& rng, int* calls) {
   t.byte_offset = with_offset ? std::uint64_t(source.offset) * size : 0;
   t.device = {zt::dlpack::DeviceType::CPU, 0};
   t.ndim = std::int32_t(produced->shape.size());
-  t.dtype = {std::uint8_t(dlpack_code(source.tensor.dtype())), std::uint8_t(8 * size), 1};
+  t.dtype = dlpack_type(source.tensor.dtype());
   t.shape = produced->shape.data();
   const bool c_order = produced->strides == c_order_strides(produced->shape);
   t.strides = c_order && chance(rng, 0.5) ? nullptr : produced->strides.data();
@@ -182,7 +198,10 @@ namespace {
 
 // ---- Arrow --------------------------------------------------------------------------------
 
-bool has_arrow_type(DType dtype) { return dtype != zt::bool_ && dtype != zt::bfloat16 && !zt::is_complex(dtype); }
+bool has_arrow_type(DType dtype) {
+  return dtype != zt::bool_ && dtype != zt::bfloat16 && !zt::is_complex(dtype) && !zt::is_float8(dtype) &&
+         !zt::is_packed(dtype);
+}
 
 /// Rows [begin, end) of an array: what a consumer's slice sets in the top-level struct.
 struct Rows {
@@ -310,9 +329,10 @@ BOOST_AUTO_TEST_CASE(npy_files_load_with_every_element) {
   const std::filesystem::path path = dir / "case.npy";
   for_each_case(file_cases, [&](Source& source, std::mt19937_64& rng) {
     const AnyTensor& t = source.tensor;
-    if (t.dtype() == zt::bfloat16) {
+    const DType dtype = t.dtype();
+    if (dtype == zt::bfloat16 || dtype == zt::complex32_ || zt::is_float8(dtype) || zt::is_packed(dtype)) {
       BOOST_CHECK_EXCEPTION(zt::save_npy(path, t), zt::TypeError, with_message<zt::TypeError>(
-                                "save_npy: NumPy has no bfloat16 dtype; convert with to(zt::float32) first"));
+                                "save_npy: NumPy has no " + std::string(zt::name(dtype)) + " dtype"));
       return;
     }
     zt::save_npy(path, t);
@@ -346,14 +366,23 @@ BOOST_AUTO_TEST_CASE(safetensors_files_load_with_every_element) {
       tensors.insert_or_assign(random_name(rng), random_source(rng, random_dtype(rng)).tensor);
     std::map<std::string, std::string, std::less<>> metadata;
     for (index_t n = uniform(rng, 0, 2); n > 0; --n) metadata.insert_or_assign(random_name(rng), random_name(rng));
-    const bool has_complex128 = std::any_of(tensors.begin(), tensors.end(), [](const auto& entry) {
-      return entry.second.dtype() == zt::complex128;
-    });
-    if (has_complex128) {
-      BOOST_CHECK_EXCEPTION(zt::save_safetensors(path, tensors, metadata), zt::TypeError,
-                            with_message<zt::TypeError>("save_safetensors: safetensors has no complex128 dtype"));
-      std::erase_if(tensors, [](const auto& entry) { return entry.second.dtype() == zt::complex128; });
+    // safetensors has no complex128 or complex32, and counts packed values along a dimension.
+    const auto has_no_dtype = [](const auto& entry) {
+      return entry.second.dtype() == zt::complex128 || entry.second.dtype() == zt::complex32_;
+    };
+    const auto packed_scalar = [](const auto& entry) { return zt::is_packed(entry.second.dtype()) && entry.second.rank() == 0; };
+    for (const auto& entry : tensors) {
+      const std::map<std::string, AnyTensor, std::less<>> alone{entry};
+      if (has_no_dtype(entry))
+        BOOST_CHECK_EXCEPTION(zt::save_safetensors(path, alone), zt::TypeError,
+                              with_message<zt::TypeError>("save_safetensors: safetensors has no " +
+                                                          std::string(zt::name(entry.second.dtype())) + " dtype"));
+      else if (packed_scalar(entry))
+        BOOST_CHECK_EXCEPTION(zt::save_safetensors(path, alone), zt::ValueError,
+                              with_message<zt::ValueError>("save_safetensors: a 0-dimensional " +
+                                                           std::string(zt::name(entry.second.dtype())) + " tensor holds"));
     }
+    std::erase_if(tensors, [&](const auto& entry) { return has_no_dtype(entry) || packed_scalar(entry); });
     zt::save_safetensors(path, tensors, metadata);
     const zt::LoadOptions options = random_load_options(rng);
     BOOST_TEST_CONTEXT(load_mode(options)) {

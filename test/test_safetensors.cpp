@@ -4,11 +4,14 @@
 #include <boost/test/unit_test.hpp>
 
 #include <complex>
+#include <fstream>
+#include <numeric>
 #include <cstring>
 #include <limits>
 #include <string>
 
 #include "file_test_support.hpp"
+#include "zerotensor/empty.hpp"
 #include "zerotensor/safetensors.hpp"
 #include "zerotensor/shares_memory.hpp"
 
@@ -139,6 +142,63 @@ BOOST_AUTO_TEST_CASE(bfloat16) {
   check_values<Eigen::bfloat16>(file.at("x"), {Eigen::bfloat16(1.0f), Eigen::bfloat16(-2.5f), Eigen::bfloat16(3.0f)});
 }
 
+namespace {
+/// The file's bytes from `begin`, as the header's first entry count them.
+std::vector<std::uint8_t> bytes_of(const zt::AnyTensor& t) {
+  const auto* first = static_cast<const std::uint8_t*>(t.data_ptr());
+  return {first, first + t.nbytes()};
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(float8_and_float4_tensors_written_by_torch_load_as_views) {
+  // make_fixtures.py low_precision: torch 2.15 + safetensors 0.8.
+  const zt::SafetensorsFile file = zt::load_safetensors(fixture("low_precision"));
+  std::vector<std::uint8_t> codes(256);
+  std::iota(codes.begin(), codes.end(), std::uint8_t{0});
+  const std::array<std::pair<const char*, zt::DType>, 5> float8s = {{{"float8_e4m3fn", zt::float8_e4m3fn_},
+                                                                     {"float8_e5m2", zt::float8_e5m2_},
+                                                                     {"float8_e4m3fnuz", zt::float8_e4m3fnuz_},
+                                                                     {"float8_e5m2fnuz", zt::float8_e5m2fnuz_},
+                                                                     {"float8_e8m0fnu", zt::float8_e8m0fnu_}}};
+  for (const auto& [name, dtype] : float8s) {
+    const zt::AnyTensor& t = file.at(name);
+    BOOST_TEST(t.dtype() == dtype);
+    BOOST_TEST(t.shape() == zt::DynamicExtents({16, 16}));
+    BOOST_TEST(bytes_of(t) == codes);
+  }
+  // 0x38, 0x3c, 0x40, 0x40 and 0x7f are 1.0 in e4m3fn, e5m2, the two fnuz types and e8m0fnu.
+  BOOST_TEST(float(file.at("float8_e4m3fn").as<const zt::float8_e4m3fn, 2>()(3, 8)) == 1.0f);
+  BOOST_TEST(float(file.at("float8_e5m2").as<const zt::float8_e5m2, 2>()(3, 12)) == 1.0f);
+  BOOST_TEST(float(file.at("float8_e4m3fnuz").as<const zt::float8_e4m3fnuz, 2>()(4, 0)) == 1.0f);
+  BOOST_TEST(float(file.at("float8_e8m0fnu").as<const zt::float8_e8m0fnu, 2>()(7, 15)) == 1.0f);
+  const zt::AnyTensor& f4 = file.at("f4");  // stored as F4 values of shape (2, 6)
+  BOOST_TEST(f4.dtype() == zt::float4_e2m1fn_x2_);
+  BOOST_TEST(f4.shape() == zt::DynamicExtents({2, 3}));
+  BOOST_TEST(bytes_of(f4) == std::vector<std::uint8_t>({0x10, 0x32, 0x54, 0x76, 0x98, 0xBA}));
+}
+
+BOOST_AUTO_TEST_CASE(packed_shapes_are_written_in_values_and_read_back_in_elements) {
+  TempDir dir;
+  const zt::SafetensorsFile source = zt::load_safetensors(fixture("low_precision"));
+  std::map<std::string, zt::AnyTensor, std::less<>> tensors(source.tensors.begin(), source.tensors.end());
+  zt::save_safetensors(dir / "out.safetensors", tensors);
+  const zt::SafetensorsFile back = zt::load_safetensors(dir / "out.safetensors");
+  for (const auto& [name, tensor] : tensors) {
+    BOOST_TEST(back.at(name).dtype() == tensor.dtype());
+    BOOST_TEST(back.at(name).shape() == tensor.shape());
+    BOOST_TEST(bytes_of(back.at(name)) == bytes_of(tensor));
+  }
+  std::ifstream in(dir / "out.safetensors", std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  BOOST_TEST(text.find(R"("f4":{"data_offsets":[0,6],"dtype":"F4","shape":[2,6]})") != std::string::npos);
+  const std::map<std::string, zt::AnyTensor, std::less<>> scalar{{"s", zt::empty(std::array<zt::index_t, 0>{}, zt::float4_e2m1fn_x2_)}};
+  BOOST_CHECK_EXCEPTION(zt::save_safetensors(dir / "s.safetensors", scalar), zt::ValueError,
+                        with_message<zt::ValueError>("save_safetensors: a 0-dimensional float4_e2m1fn_x2 tensor holds 2 "
+                                                     "values, which a safetensors shape counts along a dimension it "
+                                                     "does not have"));
+  BOOST_TEST(!std::filesystem::exists(dir / "s.safetensors"));
+}
+
 BOOST_AUTO_TEST_CASE(shared_access_writes_reach_the_file) {
   TempDir dir;
   const auto path = dir / "m.safetensors";
@@ -172,8 +232,15 @@ BOOST_AUTO_TEST_CASE(malformed_files_are_value_errors_naming_what_is_wrong) {
   check_malformed(safetensors_bytes("[1, 2]"), "the header must be a JSON object; found array");
   check_malformed(safetensors_bytes(R"({"a": 5})"), "tensor 'a' must be an object; found number");
   check_malformed(safetensors_bytes(R"({"a": {"shape":[2],"data_offsets":[0,8]}})", eight), "tensor 'a' has no \"dtype\"");
-  check_malformed(safetensors_bytes(R"({"a": {"dtype":"F8_E4M3","shape":[2],"data_offsets":[0,2]}})", eight),
-                  "tensor 'a': unsupported dtype 'F8_E4M3'");
+  check_malformed(safetensors_bytes(R"({"a": {"dtype":"F8_E3M4","shape":[2],"data_offsets":[0,2]}})", eight),
+                  "tensor 'a': unsupported dtype 'F8_E3M4'");
+  check_malformed(safetensors_bytes(R"({"a": {"dtype":"F4","shape":[2,3],"data_offsets":[0,3]}})", eight),
+                  "tensor 'a': shape (2, 3) of F4 values cannot be read as float4_e2m1fn_x2: its last dimension must "
+                  "be a multiple of the 2 values one element packs");
+  check_malformed(safetensors_bytes(R"({"a": {"dtype":"F6_E2M3","shape":[],"data_offsets":[0,0]}})", eight),
+                  "tensor 'a': shape () of F6_E2M3 values cannot be read as float6_e2m3fn_x4");
+  check_malformed(safetensors_bytes(R"({"a": {"dtype":"F4","shape":[4],"data_offsets":[0,4]}})", eight),
+                  "tensor 'a': data_offsets [0, 4] hold 4 bytes but shape (2,) of float4_e2m1fn_x2 needs 2");
   check_malformed(safetensors_bytes(R"({"a": {"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", eight),
                   "tensor 'a': dimension 0 of shape [-2] is not a non-negative 64-bit integer");
   check_malformed(safetensors_bytes(R"({"a": {"dtype":"F32","shape":[2.5],"data_offsets":[0,8]}})", eight),

@@ -32,6 +32,7 @@ struct ReadOnlyViews<std::tuple<Types...>> {
 [[noreturn]] ZT_API void throw_as_mismatch(DType expected_dtype, std::size_t expected_rank, bool want_writable,
                                            const AnyTensor& found);
 [[noreturn]] ZT_API void throw_read_only(const char* operation);
+[[noreturn]] ZT_API void throw_packed_visit(DType dtype);
 /// `strides` when it has one entry per dimension of `shape`; ValueError naming both lengths otherwise.
 ZT_API std::span<const index_t> checked_strides(std::span<const index_t> shape, std::span<const index_t> strides);
 
@@ -99,12 +100,17 @@ class ZT_API AnyTensor {
   /// Calls `f` with the typed view: a `const Tensor<T>&` when writable, a
   /// `const Tensor<const T>&` when not, so `element_type` tells the two apart. The view
   /// lives for the call; `f`'s result is returned by value and, like std::visit's, must
-  /// have one type for every dtype.
+  /// have one type for every dtype. `f` is compiled for the element types that hold
+  /// numbers: the packed sub-byte dtypes (float4_e2m1fn_x2, ...) are bytes, not numbers, and
+  /// visit throws TypeError for them (as<float4_e2m1fn_x2>() views them).
   template <class F>
   auto visit(F&& f) const {
-    return dispatch(dtype_, [&](auto tag) {
+    using Result = std::invoke_result_t<F&, const Tensor<float>&>;
+    return dispatch(dtype_, [&](auto tag) -> Result {
       using T = typename decltype(tag)::type;
-      if (writable_) {
+      if constexpr (dtype_of<T> >= float4_e2m1fn_x2_) {
+        detail::throw_packed_visit(dtype_);
+      } else if (writable_) {
         const Tensor<T> view = typed<T>();
         return std::invoke(f, view);
       }

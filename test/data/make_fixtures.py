@@ -114,9 +114,31 @@ def safetensors_fixtures():
         assert json.loads(f.read(length))["x"]["dtype"] == "BF16"
 
 
+def low_precision_fixture():
+    """The 8-bit and packed sub-byte floats as torch + safetensors write them (torch >= 2.8):
+
+        /tmp/torchvenv/bin/pip install safetensors
+        /tmp/torchvenv/bin/python test/data/make_fixtures.py low_precision
+
+    Every 8-bit tensor holds the bytes 0, 1, ..., 255 (shape (16, 16)); "f4" is a
+    float4_e2m1fn_x2 tensor of shape (2, 3) over the bytes 0x10, 0x32, ..., which the file
+    stores as F4 values of shape (2, 6).
+    """
+    import torch
+    from safetensors.torch import save_file
+    codes = torch.arange(256, dtype=torch.int64).to(torch.uint8).reshape(16, 16)
+    tensors = {name: codes.clone().view(getattr(torch, name)) for name in
+               ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu"]}
+    pairs = torch.tensor([0x10, 0x32, 0x54, 0x76, 0x98, 0xBA], dtype=torch.uint8).reshape(2, 3)
+    tensors["f4"] = pairs.view(torch.float4_e2m1fn_x2)
+    save_file(tensors, HERE / "safetensors" / "low_precision.safetensors")
+
+
 if __name__ == "__main__":
     what = sys.argv[1:] or ["npy", "safetensors"]
     if "npy" in what:
         npy_fixtures()
     if "safetensors" in what:
         safetensors_fixtures()
+    if "low_precision" in what:
+        low_precision_fixture()
