@@ -21,7 +21,7 @@ Every file is raw little-endian records, no header. For each 8-bit type T
                     (where double -> float -> T and a direct double -> T would differ), then
                     PyTorch's byte for `torch.tensor(x, dtype=float64).to(T)`.
 
-complex32.bin: records of 16 bytes: a complex64 input (real, imag as u32 bits), PyTorch's
+complex32.bin: records of 20 bytes: a complex64 input (real, imag as u32 bits), PyTorch's
 complex32 for it (real, imag as float16 u16 bits), and that complex32 back in complex64
 (u32, u32), with PyTorch's `.to()` each way.
 """
