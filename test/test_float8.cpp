@@ -164,8 +164,8 @@ BOOST_AUTO_TEST_CASE(every_code_decodes_to_pytorchs_float) {
     for (int code = 0; code < 256; ++code) {
       const float got = T::from_bits(std::uint8_t(code));
       mismatches.check(same_float(expected[std::size_t(code)].float32, got), [&] {
-        return "code " + hex(code) + " gives " + std::to_string(got) + ", PyTorch " +
-               std::to_string(std::bit_cast<float>(expected[std::size_t(code)].float32));
+        return "code " + hex(code) + " gives float32 " + hex(std::bit_cast<std::uint32_t>(got)) + ", PyTorch " +
+               hex(expected[std::size_t(code)].float32);
       });
     }
   });
