@@ -173,7 +173,8 @@ AnyTensor exportable(const AnyTensor& tensor, const ToArrowOptions& options, boo
   if (arrow_format(tensor.dtype()).empty())
     throw TypeError(detail::concat(what, ": ", tensor.dtype(),
                                    " has no Arrow type that shares memory (Arrow's bool packs bits; Arrow has no "
-                                   "bfloat16 or complex); convert with .to(dtype) first (", found(), ")"));
+                                   "bfloat16, complex, 8-bit or sub-byte floats); convert with .to(dtype) first (",
+                                   found(), ")"));
   if (!device_form && !tensor.device().is_host_accessible())
     throw DeviceError(detail::concat(what, ": the tensor is on ", tensor.device(),
                                      "; an ArrowArray is host memory: export an ArrowDeviceArray"));

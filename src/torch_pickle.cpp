@@ -42,9 +42,7 @@ constexpr std::string_view ordered_dict = "collections.OrderedDict", rebuild_v2 
 constexpr std::string_view callables[] = {ordered_dict, rebuild_v2,   rebuild_v3,      rebuild_parameter,
                                           torch_size,   torch_device, restore_type_tag};
 /// Dtypes PyTorch has and zerotensor has not.
-constexpr std::string_view unsupported_dtypes[] = {
-    "complex32", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
-    "float4_e2m1fn_x2", "qint8", "quint8", "qint32", "quint4x2", "quint2x4"};
+constexpr std::string_view unsupported_dtypes[] = {"qint8", "quint8", "qint32", "quint4x2", "quint2x4"};
 
 /// The dtype a global names ("torch.float32"), if it names one.
 std::optional<DType> dtype_global(std::string_view global) {

@@ -894,6 +894,12 @@ BOOST_AUTO_TEST_CASE(refusals_and_the_copy_option) {
                         with_message<zt::ValueError>("a 0-dim tensor"));
   BOOST_CHECK_EXCEPTION(zt::to_arrow(zt::asarray({true, false}), &array, &schema), zt::TypeError,
                         with_message<zt::TypeError>("bool has no Arrow type"));
+  for (zt::DType dtype : {zt::float8_e4m3fn_, zt::complex32_, zt::float4_e2m1fn_x2_})
+    BOOST_CHECK_EXCEPTION(zt::to_arrow(zt::empty(std::array<zt::index_t, 1>{2}, dtype), &array, &schema), zt::TypeError,
+                          with_message<zt::TypeError>(
+                              std::string(zt::name(dtype)) +
+                              " has no Arrow type that shares memory (Arrow's bool packs bits; Arrow has no bfloat16, "
+                              "complex, 8-bit or sub-byte floats); convert with .to(dtype) first"));
   BOOST_TEST(array.release == nullptr);  // nothing written
   Owned owned({3, 2});
   const float* data = static_cast<const float*>(owned.tensor.data_ptr());

@@ -146,6 +146,19 @@ def expected(path, mmap=True, weights_only=True):
 # ---------------------------------------------------------------- archives written by hand
 
 
+def low_precision():
+    """The 8-bit floats, complex32 and float4_e2m1fn_x2 as torch.save writes them (an
+    UntypedStorage and the dtype): each 8-bit tensor of shape (16, 16) holds the bytes
+    0, ..., 255; "c32" holds 1+2j and -0.5+0j; "f4" (shape (2, 3)) the bytes 0x10, 0x32, ..."""
+    codes = torch.arange(256, dtype=torch.int64).to(torch.uint8).reshape(16, 16)
+    out = {name: codes.clone().view(getattr(torch, name)) for name in
+           ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu"]}
+    out["c32"] = torch.tensor([1 + 2j, -0.5 + 0j], dtype=torch.complex64).to(torch.complex32)
+    pairs = torch.tensor([0x10, 0x32, 0x54, 0x76, 0x98, 0xBA], dtype=torch.uint8).reshape(2, 3)
+    out["f4"] = pairs.view(torch.float4_e2m1fn_x2)
+    torch.save(out, HERE / "low_precision.pt")
+
+
 def write_archive(path, records, overlap=None, deflate=()):
     """A zip64 archive as torch.save writes it: records stored, each one's data aligned to
     ALIGNMENT bytes by padding in its local header's extra field. `overlap` = (name, other)
@@ -295,7 +308,7 @@ def main():
 
     torch.save(fill(torch.nn.Linear(3, 2)).state_dict(), HERE / "legacy.pt", _use_new_zipfile_serialization=False)
     torch.jit.save(torch.jit.script(torch.nn.Linear(2, 2)), HERE / "torchscript.pt")
-    torch.save({"w": torch.zeros(2).to(torch.float8_e4m3fn)}, HERE / "float8.pt")
+    low_precision()
     malicious()
 
 
