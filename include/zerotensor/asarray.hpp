@@ -8,7 +8,7 @@
 //   order), and with <zerotensor/eigen_tensor.hpp> Eigen::Tensor / TensorFixedSize /
 //   TensorMap: a view with their real strides
 //   (a column-major 3x4 matrix gives strides (1, 3)); vectors known at compile time are 1-D.
-// - contiguous ranges whose elements are one of the 15 element types (std::vector<T>,
+// - contiguous ranges whose elements are one of the element types (std::vector<T>,
 //   std::array, std::span, C arrays): a 1-D view of dtype dtype_of<T>.
 //   Ownership follows zt::Buffer: an lvalue is borrowed (the caller keeps it alive), a const
 //   one gives a read-only tensor, an rvalue Matrix/Array/Tensor/container is moved into the
@@ -104,7 +104,7 @@ concept EigenDirectAccess =
 template <class X>
 concept EigenObject = EigenDirectAccess<X> || std::is_base_of_v<Eigen::EigenBase<plain_t<X>>, plain_t<X>>;
 
-/// std::vector<T>, std::array<T, N>, std::span<T>, T[N] for the 15 element types.
+/// std::vector<T>, std::array<T, N>, std::span<T>, T[N] for the element types.
 template <class R>
 concept TypedContiguousRange =
     std::ranges::contiguous_range<R> && std::ranges::sized_range<R> && !EigenObject<R> &&

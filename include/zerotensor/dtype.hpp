@@ -86,7 +86,7 @@ inline constexpr int dtype_index_v =
     dtype_index<std::remove_const_t<T>>(std::make_index_sequence<dtype_count>{});
 }  // namespace detail
 
-/// Whether `T` (const or not) is one of the 15 element types.
+/// Whether `T` (const or not) is one of the 24 element types.
 template <class T>
 concept Element = detail::dtype_index_v<T> >= 0;
 

@@ -8,8 +8,9 @@
 // What is accepted: DLPack 1.x ManagedTensorVersioned (a major version other than 1 is
 // refused without reading past the header, as the spec demands) and the legacy
 // ManagedTensor, or any struct laid out like either (::DLManagedTensor from dlpack.h or
-// libtorch goes in as it is; the layout is checked at compile time). The 15 dtypes (bool is
-// code 6 with 8 bits); strides in elements (NULL means C order), zero and negative strides
+// libtorch goes in as it is; the layout is checked at compile time). Every dtype (bool is
+// code 6 with 8 bits; the 8-bit floats codes 10-14; float4_e2m1fn_x2 code 17 with 4 bits in
+// 2 lanes, as PyTorch exports it; sub-byte values padded to a byte are refused); strides in elements (NULL means C order), zero and negative strides
 // kept; byte_offset honoured (added to data, unlike PyTorch ≤ 2.9); devices CPU, CUDA,
 // CUDAHost and CUDAManaged (CUDA memory gives a view the host cannot touch). The READ_ONLY
 // flag gives a read-only AnyTensor; IS_COPIED changes nothing (the view owns it either way).

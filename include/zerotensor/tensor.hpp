@@ -97,9 +97,10 @@ using AnyMatrixMap = std::variant<typename View::RowMajorMatrixMap, typename Vie
 template <class T, std::size_t Rank = dynamic>
 class Tensor {
   static_assert(Element<T>,
-                "zt::Tensor<T>: T must be one of the 15 element types (bool, the 8 integer types, "
+                "zt::Tensor<T>: T must be one of the element types (bool, the 8 integer types, "
                 "Eigen::half, Eigen::bfloat16, float, double, std::complex<float>, "
-                "std::complex<double>), optionally const.");
+                "std::complex<double>, the zt::float8_* types, zt::complex32, the packed zt::float4/6 "
+                "types), optionally const.");
   static_assert(!std::is_volatile_v<T>, "zt::Tensor<T>: volatile element types are not supported.");
 
   template <class Plain>
@@ -524,7 +525,7 @@ class Tensor {
   /// The same bytes as element type U (const when T is): PyTorch's view(dtype) rules.
   template <class U>
   [[nodiscard]] Tensor<detail::same_constness_t<T, U>, Rank> view() const {
-    static_assert(Element<U>, "zt::Tensor::view<U>(): U must be one of the 15 element types.");
+    static_assert(Element<U>, "zt::Tensor::view<U>(): U must be one of the element types.");
     using Result = detail::same_constness_t<T, U>;
     return derive<Rank, Result>(rank(), [&](auto shape, auto strides) {
       detail::view_dtype_layout(shape_, strides_, dtype(), dtype_of<Result>, data_, shape, strides);
