@@ -87,18 +87,30 @@ AnyTensor arrow_tensor(const ArrowType& type, const ArrowData& data, const Devic
 inline arrow::Array& array_of(arrow::Array& a) noexcept { return a; }
 inline arrow::Array& array_of(arrow::DeviceArray& a) noexcept { return a.array; }
 
+/// Runs the release callback of an ArrowArray or ArrowSchema when the guard goes out of
+/// scope, unless the pointer is NULL or the struct is released by then (a struct moved out
+/// is marked released: release = NULL), so it runs exactly once on every way out.
+template <class Struct>
+class ReleaseGuard {
+ public:
+  explicit ReleaseGuard(Struct* target) noexcept : target_(target) {}
+  ReleaseGuard(const ReleaseGuard&) = delete;
+  ReleaseGuard& operator=(const ReleaseGuard&) = delete;
+  ~ReleaseGuard() {
+    if (target_ != nullptr && target_->release != nullptr) target_->release(target_);
+  }
+
+ private:
+  Struct* target_;
+};
+
 /// The producer's struct, moved in (the source is left released); its release runs once,
 /// when the owner dies.
 template <class Struct>
 struct HeldArray {
   Struct held;
+  ReleaseGuard<arrow::Array> release{&array_of(held)};
   explicit HeldArray(Struct& source) noexcept : held(source) { array_of(source).release = nullptr; }
-  HeldArray(const HeldArray&) = delete;
-  HeldArray& operator=(const HeldArray&) = delete;
-  ~HeldArray() {
-    arrow::Array& array = array_of(held);
-    if (array.release != nullptr) array.release(&array);
-  }
 };
 
 /// The caller's struct, which an import takes: a NULL pointer or a released struct is refused.
@@ -109,13 +121,5 @@ Struct& caller_struct(Struct* array, std::string_view what) {
     throw ValueError(concat(what, ": the ArrowArray is released (its release callback is NULL)"));
   return *array;
 }
-
-/// Releases a taken schema on every way out of an import.
-struct SchemaRelease {
-  arrow::Schema* schema;
-  ~SchemaRelease() {
-    if (schema != nullptr && schema->release != nullptr) schema->release(schema);
-  }
-};
 
 }  // namespace zt::detail

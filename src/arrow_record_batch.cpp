@@ -77,7 +77,7 @@ template <class... Parts>
 
 RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* schema,
                                            const FromArrowOptions& options) {
-  const detail::SchemaRelease release_schema{schema};
+  const detail::ReleaseGuard<arrow::Schema> release_schema{schema};
   const auto held = std::make_shared<detail::HeldArray<arrow::Array>>(detail::caller_struct(array, batch_what));
   const arrow::Array& data = held->held;
   const KeepAlive owner = held;
