@@ -78,7 +78,9 @@ template <class... Parts>
 RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* schema,
                                            const FromArrowOptions& options) {
   const detail::ReleaseGuard<arrow::Schema> release_schema{schema};
-  const auto held = std::make_shared<detail::HeldArray<arrow::Array>>(detail::caller_struct(array, batch_what));
+  arrow::Array& source = detail::caller_struct(array, batch_what);
+  const detail::ReleaseGuard<arrow::Array> release_array{&source};  // until the owner takes it
+  const auto held = std::make_shared<detail::HeldArray<arrow::Array>>(source);
   const arrow::Array& data = held->held;
   const KeepAlive owner = held;
   if (schema == nullptr) throw ValueError("from_arrow_record_batch: the ArrowSchema pointer is NULL");
