@@ -72,10 +72,13 @@ struct ArrowData {
 ArrowData walk_arrow_array(const arrow::Array& array, const ArrowType& type, const Device& device,
                            std::string_view what);
 
-/// The same for column `column` of the struct array `batch` of `columns` children: the
-/// struct's level first (a null row is null in every column), then the column's slots from
-/// the struct's offset.
-ArrowData walk_arrow_column(const arrow::Array& batch, std::int64_t column, std::int64_t columns,
+/// The struct level of the record batch `batch` of `columns` children, walked once for
+/// every column: its rows, and its nulls (a null row is null in every column).
+ArrowData walk_arrow_struct(const arrow::Array& batch, std::int64_t columns, std::string_view what);
+
+/// Column `column` of `batch` walked against `type` below the struct level `rows` (what
+/// walk_arrow_struct found): the column's slots from the struct's offset.
+ArrowData walk_arrow_column(const arrow::Array& batch, const ArrowData& rows, std::int64_t column,
                             const ArrowType& type, std::string_view what);
 
 /// The tensor: a read-only view kept alive by `owner`, or a copy (bool, unaligned data,

@@ -93,6 +93,7 @@ RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* s
   const std::int64_t count = schema->n_children;
   if (count < 0 || (count > 0 && schema->children == nullptr))
     throw_malformed("ArrowSchema", "the struct has ", count, " children (or NULL children)");
+  const detail::ArrowData rows = detail::walk_arrow_struct(data, count, batch_what);
   std::vector<std::string> names;
   std::vector<AnyTensor> columns;
   for (std::int64_t c = 0; c < count; ++c) {
@@ -101,7 +102,7 @@ RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* s
     names.emplace_back(field->name == nullptr ? "" : field->name);
     const std::string what = detail::concat(batch_what, ": column \"", names.back(), "\"");
     const detail::ArrowType type = detail::read_arrow_type(*field);
-    const detail::ArrowData found = detail::walk_arrow_column(data, c, count, type, what);
+    const detail::ArrowData found = detail::walk_arrow_column(data, rows, c, type, what);
     columns.push_back(detail::arrow_tensor(type, found, cpu, owner, options, what));
   }
   return {std::move(names), std::move(columns)};

@@ -813,14 +813,19 @@ BOOST_AUTO_TEST_CASE(many_columns_are_found_by_name) {
 BOOST_AUTO_TEST_CASE(a_null_row_is_null_in_every_column) {
   Producer p;
   const std::vector<double> x = {1, 2, 3};
+  const std::vector<std::int32_t> y = {4, 5, 6};
   const std::uint8_t rows = 0b101;
-  ar::Array* batch = p.array(3, {&rows}, {p.primitive(x)}, 0, 1);
-  ar::Schema* schema = p.schema("+s", {p.schema("g", {}, {}, "x")});
+  ar::Array* batch = p.array(3, {&rows}, {p.primitive(x), p.primitive(y)}, 0, 1);
+  ar::Schema* schema = p.schema("+s", {p.schema("g", {}, {}, "x"), p.schema("i", {}, {}, "y")});
   zt::RecordBatchTensors columns = zt::from_arrow_record_batch(batch, schema, {.fill_nulls = -1.0});
   auto typed = columns.at("x").as<const double, 1>();
   BOOST_TEST(typed(0) == 1.0);
   BOOST_TEST(typed(1) == -1.0);
   BOOST_TEST(typed(2) == 3.0);
+  auto second = columns.at("y").as<const std::int32_t, 1>();
+  BOOST_TEST(second(0) == 4);
+  BOOST_TEST(second(1) == -1);
+  BOOST_TEST(second(2) == 6);
 }
 
 /// A two-row record batch of columns "x" (float32) and "t" (a 2x2 arrow.fixed_shape_tensor of
