@@ -40,9 +40,17 @@ struct ArrowType {
   ArrowDims<std::size_t> permutation;
 };
 
+/// How the messages of an import begin: `what` (e.g. "from_arrow"), and `extension` for those
+/// about the arrow.fixed_shape_tensor parameters: `what` + ": arrow.fixed_shape_tensor
+/// metadata", given whole so that no import builds a string before it fails.
+struct ArrowWhat {
+  std::string_view what;
+  std::string_view extension;
+};
+
 /// Reads the type of `schema`, nesting level 0 of the import. ValueError for a malformed
 /// schema (format, metadata, extension JSON, children), TypeError for a type with no tensor.
-ArrowType read_arrow_type(const arrow::Schema& schema);
+ArrowType read_arrow_type(const arrow::Schema& schema, const ArrowWhat& what);
 
 /// A level holding nulls among the slots the tensor uses: `count` slots from bit `first`
 /// of `validity` (the level's offset included), `nulls` of them null.

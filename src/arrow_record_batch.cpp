@@ -100,8 +100,9 @@ RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* s
     const arrow::Schema* field = schema->children[c];
     if (field == nullptr) throw_malformed("ArrowSchema", "the struct's child ", c, " is NULL");
     names.emplace_back(field->name == nullptr ? "" : field->name);
-    const std::string what = detail::concat(batch_what, ": column \"", names.back(), "\"");
-    const detail::ArrowType type = detail::read_arrow_type(*field);
+    const std::string what = detail::concat(batch_what, ": column ", c, " \"", names.back(), "\"");
+    const std::string extension = what + ": arrow.fixed_shape_tensor metadata";
+    const detail::ArrowType type = detail::read_arrow_type(*field, {what, extension});
     const detail::ArrowData found = detail::walk_arrow_column(data, rows, c, type, what);
     columns.push_back(detail::arrow_tensor(type, found, cpu, owner, options, what));
   }

@@ -156,7 +156,7 @@ template <class Struct>
 AnyTensor import_array(Struct& source, const arrow::Schema& schema, const Device& device,
                        const FromArrowOptions& options) {
   const ReleaseGuard<arrow::Array> release{&array_of(source)};  // until the owner takes it
-  const ArrowType type = read_arrow_type(schema);
+  const ArrowType type = read_arrow_type(schema, {from_arrow_what, "from_arrow: arrow.fixed_shape_tensor metadata"});
   const ArrowData data = walk_arrow_array(array_of(source), type, device, from_arrow_what);
   return arrow_tensor(type, data, device, std::make_shared<HeldArray<Struct>>(source), options, from_arrow_what);
 }

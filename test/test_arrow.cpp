@@ -771,7 +771,7 @@ BOOST_AUTO_TEST_CASE(a_null_in_a_column_names_the_column) {
   ar::Schema* schema = p.schema("+s", {p.schema("g", {}, {}, "x"), p.schema("g", {}, {}, "y")});
   BOOST_CHECK_EXCEPTION(
       static_cast<void>(zt::from_arrow_record_batch(batch, schema)), zt::ValueError,
-      with_message<zt::ValueError>("from_arrow_record_batch: column \"y\": the float64 array holds 1 nulls (the "
+      with_message<zt::ValueError>("from_arrow_record_batch: column 1 \"y\": the float64 array holds 1 nulls (the "
                                    "first at slot 2 of nesting level 0)"));
   BOOST_TEST(p.array_releases == 1);
 }
@@ -847,21 +847,45 @@ BOOST_AUTO_TEST_CASE(every_refusal_releases_the_array_and_the_schema_once) {
     void (*spoil)(ar::Array*&, ar::Schema*&);
   };
   const Case cases[] = {
-      {false, "from_arrow_record_batch: the ArrowArray pointer is NULL", [](ar::Array*& a, ar::Schema*&) { a = nullptr; }},
-      {false, "from_arrow_record_batch: the ArrowArray is released", [](ar::Array*& a, ar::Schema*&) { a->release(a); }},
-      {false, "from_arrow_record_batch: the ArrowSchema pointer is NULL", [](ar::Array*&, ar::Schema*& s) { s = nullptr; }},
-      {false, "from_arrow_record_batch: the ArrowSchema is released", [](ar::Array*&, ar::Schema*& s) { s->release(s); }},
-      {true, "from_arrow_record_batch: the schema's format is \"f\"", [](ar::Array*&, ar::Schema*& s) { s->format = "f"; }},
+      {false, "from_arrow_record_batch: the ArrowArray pointer is NULL",
+       [](ar::Array*& a, ar::Schema*&) { a = nullptr; }},
+      {false, "from_arrow_record_batch: the ArrowArray is released",
+       [](ar::Array*& a, ar::Schema*&) { a->release(a); }},
+      {false, "from_arrow_record_batch: the ArrowSchema pointer is NULL",
+       [](ar::Array*&, ar::Schema*& s) { s = nullptr; }},
+      {false, "from_arrow_record_batch: the ArrowSchema is released",
+       [](ar::Array*&, ar::Schema*& s) { s->release(s); }},
+      {true, "from_arrow_record_batch: the schema's format is \"f\"",
+       [](ar::Array*&, ar::Schema*& s) { s->format = "f"; }},
       {false, "from_arrow_record_batch: malformed ArrowSchema: the struct has -1 children",
        [](ar::Array*&, ar::Schema*& s) { s->n_children = -1; }},
       {false, "from_arrow_record_batch: malformed ArrowSchema: the struct's child 1 is NULL",
        [](ar::Array*&, ar::Schema*& s) { s->children[1] = nullptr; }},
-      {true, "Arrow format \"u\" at nesting level 0 is not supported",
+      {true, "from_arrow_record_batch: column 0 \"x\": Arrow format \"u\" at nesting level 0 is not supported",
        [](ar::Array*&, ar::Schema*& s) { s->children[0]->format = "u"; }},
-      {false, "column \"x\": malformed ArrowArray: the struct's child 0 is NULL",
+      {false, "from_arrow_record_batch: column 1 \"t\": malformed ArrowSchema: format is empty at nesting level 1",
+       [](ar::Array*&, ar::Schema*& s) { s->children[1]->children[0]->format = ""; }},
+      {false,
+       "from_arrow_record_batch: column 1 \"t\": arrow.fixed_shape_tensor metadata {\"shape\":[2,3]}: the shape has 6 "
+       "elements but the storage list size is 4",
+       [](ar::Array*&, ar::Schema*& s) {
+         static const std::string metadata = tensor_extension(R"({"shape":[2,3]})");
+         s->children[1]->metadata = metadata.c_str();
+       }},
+      {false, "from_arrow_record_batch: column 1 \"t\": arrow.fixed_shape_tensor metadata is not valid JSON",
+       [](ar::Array*&, ar::Schema*& s) {
+         static const std::string metadata = tensor_extension(R"({"shape":[2,2])");
+         s->children[1]->metadata = metadata.c_str();
+       }},
+      {false, "from_arrow_record_batch: column 0 \"x\": malformed ArrowArray: the struct's child 0 is NULL",
        [](ar::Array*& a, ar::Schema*&) { a->children[0] = nullptr; }},
-      {false, "column \"t\": malformed ArrowArray: slots [0, 8) are used at nesting level 1 but its length is 7",
+      {false,
+       "from_arrow_record_batch: column 1 \"t\": malformed ArrowArray: slots [0, 8) are used at nesting level 1 but "
+       "its length is 7",
        [](ar::Array*& a, ar::Schema*&) { a->children[1]->children[0]->length = 7; }},
+      {false, "from_arrow_record_batch: malformed ArrowArray: 1 children (or NULL children) at nesting level 0 where "
+              "the type has 2",
+       [](ar::Array*& a, ar::Schema*&) { a->n_children = 1; }},
       {false, "RecordBatchTensors: column name \"x\" appears twice",
        [](ar::Array*&, ar::Schema*& s) { s->children[1]->name = "x"; }},
   };
