@@ -94,6 +94,11 @@ ArrowData walk_arrow_column(const arrow::Array& batch, const ArrowData& rows, st
 AnyTensor arrow_tensor(const ArrowType& type, const ArrowData& data, const Device& device, KeepAlive owner,
                        const FromArrowOptions& options, std::string_view what);
 
+/// Bit `bit` of an Arrow bitmap (least significant bit first): a validity bit or a bool.
+inline bool bit_set(const std::byte* bitmap, std::int64_t bit) noexcept {
+  return std::to_integer<unsigned>(bitmap[bit / 8] >> (bit % 8) & std::byte{1}) != 0;
+}
+
 /// The array of either struct.
 inline arrow::Array& array_of(arrow::Array& a) noexcept { return a; }
 inline arrow::Array& array_of(arrow::DeviceArray& a) noexcept { return a.array; }

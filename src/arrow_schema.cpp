@@ -85,9 +85,7 @@ Extension read_extension(const char* metadata, std::string_view what) {
 /// `extension` is ArrowWhat::extension.
 template <class... Parts>
 [[noreturn]] void throw_extension(std::string_view extension, std::string_view text, const Parts&... parts) {
-  // Only texts that parsed come here: a prefix is valid UTF-8 up to where it is cut.
-  constexpr std::size_t limit = 48;
-  throw ValueError(concat(extension, " ", text.substr(0, limit), text.size() > limit ? "…" : "", ": ", parts...));
+  throw ValueError(concat(extension, " ", text_prefix(text), ": ", parts...));
 }
 
 /// The extension's parameters, read from nlohmann-json's SAX events without building a

@@ -54,10 +54,6 @@ constexpr auto unpacked_bytes = [] {
   return table;
 }();
 
-bool bit_set(const std::byte* bitmap, std::int64_t bit) {
-  return std::to_integer<unsigned>(bitmap[bit / 8] >> (bit % 8) & std::byte{1}) != 0;
-}
-
 /// `count` bools from bit `first` of `bits` as bytes 0/1 at `out`.
 void unpack_bools(const std::byte* bits, std::int64_t first, std::int64_t count, std::byte* out) {
   std::int64_t i = 0;

@@ -21,14 +21,13 @@ template <class... Parts>
 std::int64_t count_zero_bits(const std::byte* bitmap, std::int64_t first, std::int64_t count) {
   std::int64_t ones = 0, bit = first;
   const std::int64_t end = first + count;
-  const auto one_bit = [&] { return std::to_integer<int>(bitmap[bit / 8] >> (bit % 8)) & 1; };
-  for (; bit < end && bit % 64 != 0; ++bit) ones += one_bit();
+  for (; bit < end && bit % 64 != 0; ++bit) ones += bit_set(bitmap, bit);
   for (; bit + 64 <= end; bit += 64) {
     std::uint64_t word = 0;
     std::memcpy(&word, bitmap + bit / 8, sizeof word);
     ones += std::popcount(word);
   }
-  for (; bit < end; ++bit) ones += one_bit();
+  for (; bit < end; ++bit) ones += bit_set(bitmap, bit);
   return count - ones;
 }
 
