@@ -29,7 +29,9 @@ namespace {
 thread_local long allocations_until_failure = -1;
 }  // namespace
 
-// Replaced for this program, to fail one allocation on demand (the ownership tests below).
+// Replaced for this program, to fail one allocation on demand (the ownership tests below):
+// every form but the aligned ones (which pair among themselves), so that each allocation is
+// freed by its own kind, also under AddressSanitizer, which replaces the forms left out.
 void* operator new(std::size_t size) {
   if (allocations_until_failure == 0) {
     allocations_until_failure = -1;
@@ -39,8 +41,21 @@ void* operator new(std::size_t size) {
   if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
   throw std::bad_alloc();
 }
+void* operator new[](std::size_t size) { return ::operator new(size); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  try {
+    return ::operator new(size);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t size, const std::nothrow_t& nothrow) noexcept { return ::operator new(size, nothrow); }
 void operator delete(void* memory) noexcept { std::free(memory); }
+void operator delete[](void* memory) noexcept { std::free(memory); }
 void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
+void operator delete[](void* memory, std::size_t) noexcept { std::free(memory); }
+void operator delete(void* memory, const std::nothrow_t&) noexcept { std::free(memory); }
+void operator delete[](void* memory, const std::nothrow_t&) noexcept { std::free(memory); }
 
 namespace {
 
