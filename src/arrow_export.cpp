@@ -62,9 +62,11 @@ class Exporter {
  public:
   Exporter() : arrays_(std::make_unique<ArrayBlock>()), schemas_(std::make_unique<SchemaBlock>()) {}
 
-  /// Node `a`/`s` with `n_children` child slots; leaf nodes have a data buffer.
+  /// Node `a`/`s` with `n_children` child slots; leaf nodes have a data buffer. Nullable
+  /// by default, as pyarrow builds every type and field.
   void node(arrow::Array& a, arrow::Schema& s, std::int64_t length, const void* data, bool leaf,
-            std::int64_t n_children, std::string format, std::string_view name, std::string metadata = {}) {
+            std::int64_t n_children, std::string format, std::string_view name, std::string metadata = {},
+            std::int64_t flags = arrow::flag_nullable) {
     auto& buffers = arrays_->buffers.emplace_back(std::array<const void*, 2>{nullptr, data});
     auto* array_children = n_children > 0 ? arrays_->children.emplace_back(std::size_t(n_children)).data() : nullptr;
     auto* schema_children = n_children > 0 ? schemas_->children.emplace_back(std::size_t(n_children)).data() : nullptr;
@@ -73,7 +75,7 @@ class Exporter {
     s = arrow::Schema{string(std::move(format)),
                       string(std::string(name)),
                       metadata.empty() ? nullptr : string(std::move(metadata)),
-                      arrow::flag_nullable,  // as pyarrow builds every type and field
+                      flags,
                       n_children,
                       schema_children,
                       nullptr,
@@ -234,8 +236,9 @@ void to_arrow_record_batch(const RecordBatchTensors& batch, arrow::Array* out_ar
   Exporter exporter;
   arrow::Array a{};
   arrow::Schema s{};
-  exporter.node(a, s, rows, nullptr, false, std::int64_t(columns.size()), "+s", "");
-  s.flags = 0;  // a record batch's own schema, as pyarrow's RecordBatch._export_to_c writes it
+  // The record batch's own schema is not nullable, as pyarrow's RecordBatch._export_to_c writes it.
+  constexpr std::int64_t not_nullable = 0;
+  exporter.node(a, s, rows, nullptr, false, std::int64_t(columns.size()), "+s", "", {}, not_nullable);
   for (std::size_t c = 0; c < columns.size(); ++c) {
     auto [array, schema] = exporter.child(a, s, std::int64_t(c));
     exporter.column(columns[c], batch.names()[c], options.tensor_type, array, schema);

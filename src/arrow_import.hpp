@@ -40,9 +40,17 @@ struct ArrowType {
   ArrowDims<std::size_t> permutation;
 };
 
+/// How the messages of an import begin: `what` (e.g. "from_arrow"), and `extension` for those
+/// about the arrow.fixed_shape_tensor parameters: `what` + ": arrow.fixed_shape_tensor
+/// metadata", given whole so that no import builds a string before it fails.
+struct ArrowWhat {
+  std::string_view what;
+  std::string_view extension;
+};
+
 /// Reads the type of `schema`, nesting level 0 of the import. ValueError for a malformed
 /// schema (format, metadata, extension JSON, children), TypeError for a type with no tensor.
-ArrowType read_arrow_type(const arrow::Schema& schema);
+ArrowType read_arrow_type(const arrow::Schema& schema, const ArrowWhat& what);
 
 /// A level holding nulls among the slots the tensor uses: `count` slots from bit `first`
 /// of `validity` (the level's offset included), `nulls` of them null.
@@ -72,10 +80,13 @@ struct ArrowData {
 ArrowData walk_arrow_array(const arrow::Array& array, const ArrowType& type, const Device& device,
                            std::string_view what);
 
-/// The same for column `column` of the struct array `batch` of `columns` children: the
-/// struct's level first (a null row is null in every column), then the column's slots from
-/// the struct's offset.
-ArrowData walk_arrow_column(const arrow::Array& batch, std::int64_t column, std::int64_t columns,
+/// The struct level of the record batch `batch` of `columns` children, walked once for
+/// every column: its rows, and its nulls (a null row is null in every column).
+ArrowData walk_arrow_struct(const arrow::Array& batch, std::int64_t columns, std::string_view what);
+
+/// Column `column` of `batch` walked against `type` below the struct level `rows` (what
+/// walk_arrow_struct found): the column's slots from the struct's offset.
+ArrowData walk_arrow_column(const arrow::Array& batch, const ArrowData& rows, std::int64_t column,
                             const ArrowType& type, std::string_view what);
 
 /// The tensor: a read-only view kept alive by `owner`, or a copy (bool, unaligned data,
@@ -83,22 +94,39 @@ ArrowData walk_arrow_column(const arrow::Array& batch, std::int64_t column, std:
 AnyTensor arrow_tensor(const ArrowType& type, const ArrowData& data, const Device& device, KeepAlive owner,
                        const FromArrowOptions& options, std::string_view what);
 
+/// Bit `bit` of an Arrow bitmap (least significant bit first): a validity bit or a bool.
+inline bool bit_set(const std::byte* bitmap, std::int64_t bit) noexcept {
+  return std::to_integer<unsigned>(bitmap[bit / 8] >> (bit % 8) & std::byte{1}) != 0;
+}
+
 /// The array of either struct.
 inline arrow::Array& array_of(arrow::Array& a) noexcept { return a; }
 inline arrow::Array& array_of(arrow::DeviceArray& a) noexcept { return a.array; }
+
+/// Runs the release callback of an ArrowArray or ArrowSchema when the guard goes out of
+/// scope, unless the pointer is NULL or the struct is released by then (a struct moved out
+/// is marked released: release = NULL), so it runs exactly once on every way out.
+template <class Struct>
+class ReleaseGuard {
+ public:
+  explicit ReleaseGuard(Struct* target) noexcept : target_(target) {}
+  ReleaseGuard(const ReleaseGuard&) = delete;
+  ReleaseGuard& operator=(const ReleaseGuard&) = delete;
+  ~ReleaseGuard() {
+    if (target_ != nullptr && target_->release != nullptr) target_->release(target_);
+  }
+
+ private:
+  Struct* target_;
+};
 
 /// The producer's struct, moved in (the source is left released); its release runs once,
 /// when the owner dies.
 template <class Struct>
 struct HeldArray {
   Struct held;
+  ReleaseGuard<arrow::Array> release{&array_of(held)};
   explicit HeldArray(Struct& source) noexcept : held(source) { array_of(source).release = nullptr; }
-  HeldArray(const HeldArray&) = delete;
-  HeldArray& operator=(const HeldArray&) = delete;
-  ~HeldArray() {
-    arrow::Array& array = array_of(held);
-    if (array.release != nullptr) array.release(&array);
-  }
 };
 
 /// The caller's struct, which an import takes: a NULL pointer or a released struct is refused.
@@ -109,13 +137,5 @@ Struct& caller_struct(Struct* array, std::string_view what) {
     throw ValueError(concat(what, ": the ArrowArray is released (its release callback is NULL)"));
   return *array;
 }
-
-/// Releases a taken schema on every way out of an import.
-struct SchemaRelease {
-  arrow::Schema* schema;
-  ~SchemaRelease() {
-    if (schema != nullptr && schema->release != nullptr) schema->release(schema);
-  }
-};
 
 }  // namespace zt::detail

@@ -77,8 +77,10 @@ template <class... Parts>
 
 RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* schema,
                                            const FromArrowOptions& options) {
-  const detail::SchemaRelease release_schema{schema};
-  const auto held = std::make_shared<detail::HeldArray<arrow::Array>>(detail::caller_struct(array, batch_what));
+  const detail::ReleaseGuard<arrow::Schema> release_schema{schema};
+  arrow::Array& source = detail::caller_struct(array, batch_what);
+  const detail::ReleaseGuard<arrow::Array> release_array{&source};  // until the owner takes it
+  const auto held = std::make_shared<detail::HeldArray<arrow::Array>>(source);
   const arrow::Array& data = held->held;
   const KeepAlive owner = held;
   if (schema == nullptr) throw ValueError("from_arrow_record_batch: the ArrowSchema pointer is NULL");
@@ -91,15 +93,17 @@ RecordBatchTensors from_arrow_record_batch(arrow::Array* array, arrow::Schema* s
   const std::int64_t count = schema->n_children;
   if (count < 0 || (count > 0 && schema->children == nullptr))
     throw_malformed("ArrowSchema", "the struct has ", count, " children (or NULL children)");
+  const detail::ArrowData rows = detail::walk_arrow_struct(data, count, batch_what);
   std::vector<std::string> names;
   std::vector<AnyTensor> columns;
   for (std::int64_t c = 0; c < count; ++c) {
     const arrow::Schema* field = schema->children[c];
     if (field == nullptr) throw_malformed("ArrowSchema", "the struct's child ", c, " is NULL");
     names.emplace_back(field->name == nullptr ? "" : field->name);
-    const std::string what = detail::concat(batch_what, ": column \"", names.back(), "\"");
-    const detail::ArrowType type = detail::read_arrow_type(*field);
-    const detail::ArrowData found = detail::walk_arrow_column(data, c, count, type, what);
+    const std::string what = detail::concat(batch_what, ": column ", c, " \"", names.back(), "\"");
+    const std::string extension = what + ": arrow.fixed_shape_tensor metadata";
+    const detail::ArrowType type = detail::read_arrow_type(*field, {what, extension});
+    const detail::ArrowData found = detail::walk_arrow_column(data, rows, c, type, what);
     columns.push_back(detail::arrow_tensor(type, found, cpu, owner, options, what));
   }
   return {std::move(names), std::move(columns)};

@@ -18,8 +18,8 @@ namespace zt::detail {
 namespace {
 
 template <class... Parts>
-[[noreturn]] void throw_schema(const Parts&... what) {
-  throw ValueError(concat("from_arrow: malformed ArrowSchema: ", what...));
+[[noreturn]] void throw_schema(std::string_view what, const Parts&... parts) {
+  throw ValueError(concat(what, ": malformed ArrowSchema: ", parts...));
 }
 
 /// What a refused format is, and what to do instead; `format` is not a supported one.
@@ -41,8 +41,8 @@ std::string_view refusal(std::string_view format) {
   return "not an Arrow format zerotensor knows";
 }
 
-[[noreturn]] void throw_format(std::string_view format, std::size_t level) {
-  throw TypeError(concat("from_arrow: Arrow format \"", format, "\" at nesting level ", level,
+[[noreturn]] void throw_format(std::string_view what, std::string_view format, std::size_t level) {
+  throw TypeError(concat(what, ": Arrow format \"", format, "\" at nesting level ", level,
                          " is not supported: ", refusal(format),
                          "; zerotensor reads int8…uint64, float16/32/64, bool, FixedSizeList and "
                          "arrow.fixed_shape_tensor"));
@@ -56,18 +56,18 @@ struct Extension {
 
 /// Reads the binary key/value list (arrow.hpp): int32 count, then per pair int32 key length,
 /// key bytes, int32 value length, value bytes. The interface gives no total size to check.
-Extension read_extension(const char* metadata) {
+Extension read_extension(const char* metadata, std::string_view what) {
   Extension found;
   if (metadata == nullptr) return found;
-  const auto read_length = [&metadata](const char* what) {
+  const auto read_length = [&](const char* field) {
     std::int32_t value = 0;
     std::memcpy(&value, metadata, sizeof value);
     metadata += sizeof value;
-    if (value < 0) throw_schema("metadata ", what, " is ", value);
+    if (value < 0) throw_schema(what, "metadata ", field, " is ", value);
     return std::size_t(value);
   };
-  const auto read_text = [&](const char* what) {
-    const std::size_t length = read_length(what);
+  const auto read_text = [&](const char* field) {
+    const std::size_t length = read_length(field);
     const std::string_view text(metadata, length);
     metadata += length;
     return text;
@@ -82,13 +82,10 @@ Extension read_extension(const char* metadata) {
   return found;
 }
 
-constexpr std::string_view extension_what = "from_arrow: arrow.fixed_shape_tensor metadata";
-
+/// `extension` is ArrowWhat::extension.
 template <class... Parts>
-[[noreturn]] void throw_extension(std::string_view text, const Parts&... what) {
-  // Only texts that parsed come here: a prefix is valid UTF-8 up to where it is cut.
-  constexpr std::size_t limit = 48;
-  throw ValueError(concat(extension_what, " ", text.substr(0, limit), text.size() > limit ? "…" : "", ": ", what...));
+[[noreturn]] void throw_extension(std::string_view extension, std::string_view text, const Parts&... parts) {
+  throw ValueError(concat(extension, " ", text_prefix(text), ": ", parts...));
 }
 
 /// The extension's parameters, read from nlohmann-json's SAX events without building a
@@ -101,8 +98,9 @@ class TensorParameters {
  public:
   enum Member { shape, permutation, dim_names, other };
 
-  explicit TensorParameters(std::string_view text) : text_(text) {
-    detail::read_json_events(text, 2, extension_what, *this);
+  /// `extension` begins every message (ArrowWhat::extension).
+  TensorParameters(std::string_view text, std::string_view extension) : text_(text), extension_(extension) {
+    detail::read_json_events(text, 2, extension, *this);
   }
 
   [[nodiscard]] bool has(Member member) const { return present_[member]; }
@@ -132,7 +130,7 @@ class TensorParameters {
 
  private:
   bool open(bool object) {
-    if (depth_ == 0 && !object) throw_extension(text_, "must be a JSON object");
+    if (depth_ == 0 && !object) throw_extension(extension_, text_, "must be a JSON object");
     if (depth_ == 1 && member_ != other && object) refuse_member();
     if (depth_ == 1 && member_ != other) present_[member_] = true;
     ++depth_;
@@ -148,7 +146,7 @@ class TensorParameters {
 
   /// A value that is not a container, an entry of the member being read.
   bool value(Kind kind, std::int64_t index = 0) {
-    if (depth_ == 0) throw_extension(text_, "must be a JSON object");
+    if (depth_ == 0) throw_extension(extension_, text_, "must be a JSON object");
     if (member_ == other) return true;
     if (depth_ == 1 || kind != (member_ == dim_names ? Kind::string : Kind::index)) refuse_member();
     if (member_ == dim_names) ++names_;
@@ -157,12 +155,13 @@ class TensorParameters {
   }
 
   [[noreturn]] void refuse_member() const {
-    if (member_ == dim_names) throw_extension(text_, "\"dim_names\" must be an array of strings");
-    throw_extension(text_, "\"", member_ == shape ? "shape" : "permutation",
+    if (member_ == dim_names) throw_extension(extension_, text_, "\"dim_names\" must be an array of strings");
+    throw_extension(extension_, text_, "\"", member_ == shape ? "shape" : "permutation",
                     "\" must be an array of integers ≥ 0 that fit int64");
   }
 
   std::string_view text_;
+  std::string_view extension_;  ///< ArrowWhat::extension
   int depth_ = 0;
   Member member_ = other;  ///< the member of the root object being read
   std::array<bool, 3> present_{};
@@ -183,28 +182,30 @@ bool is_permutation(const ArrowDims<std::int64_t>& entries) {
 /// Reads the extension's JSON parameters (what Arrow C++ reads: "shape", and "permutation"
 /// and "dim_names" when present; other keys are ignored, as Arrow C++ ignores them) and adds
 /// the dimensions to `type`: the shape in physical order, the permutation logical → physical.
-void add_tensor_extension(std::string_view text, std::int64_t list_size, ArrowType& type) {
-  const TensorParameters parameters(text);
-  if (!parameters.has(TensorParameters::shape)) throw_extension(text, "has no \"shape\"");
+void add_tensor_extension(std::string_view text, std::int64_t list_size, ArrowType& type,
+                          std::string_view extension) {
+  const TensorParameters parameters(text, extension);
+  if (!parameters.has(TensorParameters::shape)) throw_extension(extension, text, "has no \"shape\"");
   const ArrowDims<std::int64_t>& shape = parameters.indices(TensorParameters::shape);
   const std::size_t rank = shape.size();
   if (type.shape.size() + rank > arrow_max_rank - 1)
-    throw_extension(text, "\"shape\" has ", rank, " dimensions; with the ", type.shape.size(),
+    throw_extension(extension, text, "\"shape\" has ", rank, " dimensions; with the ", type.shape.size(),
                     " before it the type would have more than ", arrow_max_rank - 1);
   std::int64_t product = 1;
   for (const std::int64_t extent : shape) {
-    if (mul_overflows(product, extent, product)) throw_extension(text, "the shape's product overflows int64");
+    if (mul_overflows(product, extent, product))
+      throw_extension(extension, text, "the shape's product overflows int64");
   }
   if (product != list_size)
-    throw_extension(text, "the shape has ", product, " elements but the storage list size is ", list_size);
+    throw_extension(extension, text, "the shape has ", product, " elements but the storage list size is ", list_size);
   const bool permuted = parameters.has(TensorParameters::permutation);
   const ArrowDims<std::int64_t>& permutation = parameters.indices(TensorParameters::permutation);
   if (permuted && permutation.size() != rank)
-    throw_extension(text, "\"permutation\" has ", permutation.size(), " entries for ", rank, " dimensions");
+    throw_extension(extension, text, "\"permutation\" has ", permutation.size(), " entries for ", rank, " dimensions");
   if (permuted && !is_permutation(permutation))
-    throw_extension(text, "\"permutation\" is not a permutation of 0…", rank - 1);
+    throw_extension(extension, text, "\"permutation\" is not a permutation of 0…", rank - 1);
   if (parameters.has(TensorParameters::dim_names) && parameters.names() != rank)
-    throw_extension(text, "\"dim_names\" has ", parameters.names(), " names for ", rank, " dimensions");
+    throw_extension(extension, text, "\"dim_names\" has ", parameters.names(), " names for ", rank, " dimensions");
   const std::size_t base = type.shape.size();
   for (std::size_t i = 0; i < rank; ++i) {
     type.shape.push_back(shape[i]);
@@ -214,64 +215,66 @@ void add_tensor_extension(std::string_view text, std::int64_t list_size, ArrowTy
 
 /// The list size of a fixed-size list format ("+w:" then decimal digits), or nullopt when
 /// `format` is another format.
-std::optional<std::int64_t> fixed_list_size(std::string_view format, std::size_t level) {
+std::optional<std::int64_t> fixed_list_size(std::string_view format, std::size_t level, std::string_view what) {
   if (!format.starts_with("+w:")) return std::nullopt;
   const std::string_view digits = format.substr(3);
   std::int64_t size = 0;
   const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), size);
   if (digits.empty() || digits[0] < '0' || digits[0] > '9' || error != std::errc() || end != format.data() + format.size())
-    throw_schema("format \"", format, "\" at nesting level ", level, " does not end in a list size that fits int64");
+    throw_schema(what, "format \"", format, "\" at nesting level ", level, " does not end in a list size that fits int64");
   return size;
 }
 
 /// Reads nesting level `level` of the type into `type`; returns its child for a fixed-size
 /// list, nullptr for the primitive leaf.
-const arrow::Schema* read_level(const arrow::Schema& schema, std::size_t level, ArrowType& type) {
-  if (schema.release == nullptr) throw_schema("the schema at nesting level ", level, " is released");
-  if (schema.format == nullptr) throw_schema("format is NULL at nesting level ", level);
+const arrow::Schema* read_level(const arrow::Schema& schema, std::size_t level, ArrowType& type,
+                                const ArrowWhat& context) {
+  const std::string_view what = context.what;
+  if (schema.release == nullptr) throw_schema(what, "the schema at nesting level ", level, " is released");
+  if (schema.format == nullptr) throw_schema(what, "format is NULL at nesting level ", level);
   const std::string_view format = schema.format;
-  if (format.empty()) throw_schema("format is empty at nesting level ", level);
+  if (format.empty()) throw_schema(what, "format is empty at nesting level ", level);
   if (schema.dictionary != nullptr)
-    throw TypeError(concat("from_arrow: the array at nesting level ", level, " is dictionary-encoded (indices \"",
+    throw TypeError(concat(what, ": the array at nesting level ", level, " is dictionary-encoded (indices \"",
                            format, "\"); decode it in Arrow first (pyarrow: array.dictionary_decode())"));
-  const Extension extension = read_extension(schema.metadata);
-  if (const std::optional<std::int64_t> size = fixed_list_size(format, level)) {
+  const Extension extension = read_extension(schema.metadata, what);
+  if (const std::optional<std::int64_t> size = fixed_list_size(format, level, what)) {
     if (schema.n_children != 1 || schema.children == nullptr || schema.children[0] == nullptr)
-      throw_schema("fixed-size list \"", format, "\" has ", schema.n_children,
+      throw_schema(what, "fixed-size list \"", format, "\" has ", schema.n_children,
                    " children (or a NULL one); it needs exactly 1");
-    if (type.list_sizes.size() == arrow_max_rank - 1) throw_schema("more than ", arrow_max_rank - 1, " nested lists");
+    if (type.list_sizes.size() == arrow_max_rank - 1) throw_schema(what, "more than ", arrow_max_rank - 1, " nested lists");
     type.list_sizes.push_back(*size);
     if (extension.fixed_shape_tensor) {
-      if (!extension.parameters) throw_schema("arrow.fixed_shape_tensor has no \"ARROW:extension:metadata\"");
-      add_tensor_extension(*extension.parameters, *size, type);
+      if (!extension.parameters) throw_schema(what, "arrow.fixed_shape_tensor has no \"ARROW:extension:metadata\"");
+      add_tensor_extension(*extension.parameters, *size, type, context.extension);
     } else {
       if (type.shape.size() == arrow_max_rank - 1)
-        throw_schema("the type has more than ", arrow_max_rank - 1, " tensor dimensions");
+        throw_schema(what, "the type has more than ", arrow_max_rank - 1, " tensor dimensions");
       type.permutation.push_back(type.shape.size());
       type.shape.push_back(*size);
     }
     return schema.children[0];
   }
   if (extension.fixed_shape_tensor)
-    throw_schema("arrow.fixed_shape_tensor has storage \"", format, "\"; the extension's storage is a fixed-size list");
+    throw_schema(what, "arrow.fixed_shape_tensor has storage \"", format, "\"; the extension's storage is a fixed-size list");
   if (format == "b") {
     type.dtype = bool_;
     type.bit_packed = true;
   } else if (const std::optional<DType> dtype = dtype_named<&DTypeFormats::arrow>(format)) {
     type.dtype = *dtype;
   } else {
-    throw_format(format, level);
+    throw_format(what, format, level);
   }
-  if (schema.n_children != 0) throw_schema("primitive \"", format, "\" has ", schema.n_children, " children");
+  if (schema.n_children != 0) throw_schema(what, "primitive \"", format, "\" has ", schema.n_children, " children");
   return nullptr;
 }
 
 }  // namespace
 
-ArrowType read_arrow_type(const arrow::Schema& schema) {
+ArrowType read_arrow_type(const arrow::Schema& schema, const ArrowWhat& what) {
   ArrowType type;
   const arrow::Schema* level = &schema;
-  for (std::size_t depth = 0; level != nullptr; ++depth) level = read_level(*level, depth, type);
+  for (std::size_t depth = 0; level != nullptr; ++depth) level = read_level(*level, depth, type, what);
   return type;
 }
 

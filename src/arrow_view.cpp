@@ -54,10 +54,6 @@ constexpr auto unpacked_bytes = [] {
   return table;
 }();
 
-bool bit_set(const std::byte* bitmap, std::int64_t bit) {
-  return std::to_integer<unsigned>(bitmap[bit / 8] >> (bit % 8) & std::byte{1}) != 0;
-}
-
 /// `count` bools from bit `first` of `bits` as bytes 0/1 at `out`.
 void unpack_bools(const std::byte* bits, std::int64_t first, std::int64_t count, std::byte* out) {
   std::int64_t i = 0;
@@ -151,22 +147,12 @@ AnyTensor arrow_tensor(const ArrowType& type, const ArrowData& data, const Devic
 
 namespace {
 
-/// Releases the caller's struct on every way out until the import has taken it.
-template <class Struct>
-struct ReleaseUntilTaken {
-  Struct& source;
-  ~ReleaseUntilTaken() {
-    arrow::Array& array = array_of(source);
-    if (array.release != nullptr) array.release(&array);
-  }
-};
-
 /// The type, the walk, then the tensor, whose owner takes the caller's struct.
 template <class Struct>
 AnyTensor import_array(Struct& source, const arrow::Schema& schema, const Device& device,
                        const FromArrowOptions& options) {
-  const ReleaseUntilTaken<Struct> release{source};
-  const ArrowType type = read_arrow_type(schema);
+  const ReleaseGuard<arrow::Array> release{&array_of(source)};  // until the owner takes it
+  const ArrowType type = read_arrow_type(schema, {from_arrow_what, "from_arrow: arrow.fixed_shape_tensor metadata"});
   const ArrowData data = walk_arrow_array(array_of(source), type, device, from_arrow_what);
   return arrow_tensor(type, data, device, std::make_shared<HeldArray<Struct>>(source), options, from_arrow_what);
 }
@@ -207,7 +193,7 @@ void wait_for(const arrow::DeviceArray& array, Device device) {
 }
 
 AnyTensor import_device(arrow::DeviceArray& array, const arrow::Schema& schema, const FromArrowOptions& options) {
-  const ReleaseUntilTaken<arrow::DeviceArray> release{array};
+  const ReleaseGuard<arrow::Array> release{&array.array};
   const Device device = device_of(array);
   wait_for(array, device);
   return import_array(array, schema, device, options);
@@ -217,7 +203,7 @@ AnyTensor import_device(arrow::DeviceArray& array, const arrow::Schema& schema, 
 template <class Struct>
 const arrow::Schema& taken_schema(Struct& array, const arrow::Schema* schema) {
   if (schema == nullptr) {
-    const ReleaseUntilTaken<Struct> release{array};
+    const ReleaseGuard<arrow::Array> release{&array_of(array)};
     throw ValueError("from_arrow: the ArrowSchema pointer is NULL");
   }
   return *schema;
@@ -231,7 +217,7 @@ AnyTensor from_arrow(arrow::Array* array, const arrow::Schema& schema, const Fro
 }
 
 AnyTensor from_arrow(arrow::Array* array, arrow::Schema* schema, const FromArrowOptions& options) {
-  const detail::SchemaRelease release{schema};
+  const detail::ReleaseGuard<arrow::Schema> release{schema};
   arrow::Array& source = detail::caller_struct(array, detail::from_arrow_what);
   return detail::import_array(source, detail::taken_schema(source, schema), cpu, options);
 }
@@ -241,7 +227,7 @@ AnyTensor from_arrow(arrow::DeviceArray* array, const arrow::Schema& schema, con
 }
 
 AnyTensor from_arrow(arrow::DeviceArray* array, arrow::Schema* schema, const FromArrowOptions& options) {
-  const detail::SchemaRelease release{schema};
+  const detail::ReleaseGuard<arrow::Schema> release{schema};
   arrow::DeviceArray& source = detail::caller_struct(array, detail::from_arrow_what);
   return detail::import_device(source, detail::taken_schema(source, schema), options);
 }

@@ -21,20 +21,21 @@ template <class... Parts>
 std::int64_t count_zero_bits(const std::byte* bitmap, std::int64_t first, std::int64_t count) {
   std::int64_t ones = 0, bit = first;
   const std::int64_t end = first + count;
-  const auto one_bit = [&] { return std::to_integer<int>(bitmap[bit / 8] >> (bit % 8)) & 1; };
-  for (; bit < end && bit % 64 != 0; ++bit) ones += one_bit();
+  for (; bit < end && bit % 64 != 0; ++bit) ones += bit_set(bitmap, bit);
   for (; bit + 64 <= end; bit += 64) {
     std::uint64_t word = 0;
     std::memcpy(&word, bitmap + bit / 8, sizeof word);
     ones += std::popcount(word);
   }
-  for (; bit < end; ++bit) ones += one_bit();
+  for (; bit < end; ++bit) ones += bit_set(bitmap, bit);
   return count - ones;
 }
 
 class Walk {
  public:
-  Walk(const ArrowType& type, const Device& device, std::string_view what) : type_(type), device_(device), what_(what) {}
+  /// A walk that goes on below the levels `above` found (none by default).
+  Walk(const Device& device, std::string_view what, const ArrowData& above = {})
+      : found(above), device_(device), what_(what), depth_(found.outer_levels) {}
 
   /// Checks `array`, level `level` of the type (message numbering), whose used slots are
   /// `count` slots from `start` slots after its offset, and counts their nulls. Returns the
@@ -68,18 +69,18 @@ class Walk {
     return first;
   }
 
-  /// The type's levels, from `array` (level 0 of the type) down to the leaf.
-  void type_levels(const arrow::Array& top, std::int64_t start, std::int64_t count) {
+  /// The levels of `type`, from `array` (level 0 of the type) down to the leaf.
+  void type_levels(const ArrowType& type, const arrow::Array& top, std::int64_t start, std::int64_t count) {
     const arrow::Array* array = &top;
-    for (std::size_t level = 0; level < type_.list_sizes.size(); ++level) {
+    for (std::size_t level = 0; level < type.list_sizes.size(); ++level) {
       const std::int64_t first = this->level(*array, level, start, count, 1, 1);
-      const std::int64_t size = type_.list_sizes[level];
+      const std::int64_t size = type.list_sizes[level];
       if (mul_overflows(first, size, start) || mul_overflows(count, size, count))
         throw_array(what_, "list slots overflow int64 at nesting level ", level + 1);
       array = array->children[0];
       if (array == nullptr) throw_array(what_, "the child of nesting level ", level, " is NULL");
     }
-    found.first = level(*array, type_.list_sizes.size(), start, count, 2, 0);
+    found.first = level(*array, type.list_sizes.size(), start, count, 2, 0);
     found.count = count;
     found.data = static_cast<const std::byte*>(array->buffers[1]);
     if (found.data == nullptr && count > 0) throw_array(what_, "the data buffer is NULL for ", count, " elements");
@@ -103,7 +104,6 @@ class Walk {
     found.nulls += nulls;
   }
 
-  const ArrowType& type_;
   const Device& device_;
   std::string_view what_;
   std::size_t depth_ = 0;  // levels walked so far, the struct's included
@@ -113,22 +113,27 @@ class Walk {
 
 ArrowData walk_arrow_array(const arrow::Array& array, const ArrowType& type, const Device& device,
                            std::string_view what) {
-  Walk walk(type, device, what);
+  Walk walk(device, what);
   walk.found.rows = array.length;
-  walk.type_levels(array, 0, array.length);
+  walk.type_levels(type, array, 0, array.length);
   return walk.found;
 }
 
-ArrowData walk_arrow_column(const arrow::Array& batch, std::int64_t column, std::int64_t columns, const ArrowType& type,
-                            std::string_view what) {
-  Walk walk(type, cpu, what);
+ArrowData walk_arrow_struct(const arrow::Array& batch, std::int64_t columns, std::string_view what) {
+  Walk walk(cpu, what);
   walk.found.rows = batch.length;
-  walk.found.outer_levels = 1;
   walk.level(batch, 0, 0, batch.length, 1, columns);
+  walk.found.outer_levels = 1;
+  return walk.found;
+}
+
+ArrowData walk_arrow_column(const arrow::Array& batch, const ArrowData& rows, std::int64_t column,
+                            const ArrowType& type, std::string_view what) {
   const arrow::Array* child = batch.children[column];
   if (child == nullptr) throw_array(what, "the struct's child ", column, " is NULL");
   // Row i of the column is slot offset + i of the child, the struct's offset applying to both.
-  walk.type_levels(*child, batch.offset, batch.length);
+  Walk walk(cpu, what, rows);
+  walk.type_levels(type, *child, batch.offset, batch.length);
   return walk.found;
 }
 

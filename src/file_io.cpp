@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstring>
 #include <random>
+#include <string>
 #include <utility>
 
 #include "concat.hpp"
@@ -60,16 +61,9 @@ class TemporaryFile {
   explicit TemporaryFile(const std::filesystem::path& target) : target_(target) {
     replaces_ = ::stat(target_.c_str(), &replaced_) == 0;
     const mode_t mode = replaces_ ? 0600 : 0666;
-    fd_ = ::open(directory().c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
-    // Kernels and filesystems without O_TMPFILE say so with one of these.
-    if (fd_ < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
-      create_named([&](const char* name) { return fd_ = ::open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode); });
-    }
-    if (fd_ >= 0) return;
-    const int os_error = errno;
-    const std::string context = concat("unable to open file <", target_.native(), "> for writing");
-    if (path_.empty()) throw_io_error(context, os_error);
-    throw_io_error(concat(context, " (saving through <", path_.native(), ">)"), os_error);
+    if (open_unnamed(mode)) return;
+    create_named([&](const char* name) { return fd_ = ::open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode); });
+    if (fd_ < 0) fail_open(errno);
   }
   TemporaryFile(const TemporaryFile&) = delete;
   TemporaryFile& operator=(const TemporaryFile&) = delete;
@@ -104,6 +98,31 @@ class TemporaryFile {
  private:
   std::filesystem::path directory() const { return target_.has_parent_path() ? target_.parent_path() : "."; }
 
+  /// Opens a file without a name (O_TMPFILE), which give_name names through /proc/self/fd
+  /// once it is complete. False, with no file open, where the system cannot do that: the
+  /// kernel or the file system refuses O_TMPFILE, or /proc is not mounted (a chroot, some
+  /// containers); a named temporary file does the job there.
+  bool open_unnamed(mode_t mode) {
+    fd_ = ::open(directory().c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+    if (fd_ < 0) {
+      // Kernels and file systems without O_TMPFILE say so with one of these.
+      if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL) return false;
+      fail_open(errno);
+    }
+    if (::access(fd_link().c_str(), F_OK) == 0) return true;
+    ::close(std::exchange(fd_, -1));
+    return false;
+  }
+
+  /// The unnamed file's link in /proc, through which open(2) documents naming it.
+  std::string fd_link() const { return concat("/proc/self/fd/", fd_); }
+
+  [[noreturn]] void fail_open(int os_error) const {
+    const std::string context = concat("unable to open file <", target_.native(), "> for writing");
+    if (path_.empty()) throw_io_error(context, os_error);
+    throw_io_error(concat(context, " (saving through <", path_.native(), ">)"), os_error);
+  }
+
   /// Calls `create` with fresh temporary names until one is free. `path_` is the last
   /// name tried; `named_` says whether `create` made it (errno says why not).
   template <class Create>
@@ -118,9 +137,12 @@ class TemporaryFile {
 
   /// The unnamed file's name, through its /proc/self/fd link as open(2) documents.
   void give_name() {
-    const std::string self = concat("/proc/self/fd/", fd_);
-    create_named([&](const char* name) { return ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, name, AT_SYMLINK_FOLLOW); });
-    if (!named_) fail("unable to name the temporary file for", errno);
+    const std::string link = fd_link();
+    create_named([&](const char* name) { return ::linkat(AT_FDCWD, link.c_str(), AT_FDCWD, name, AT_SYMLINK_FOLLOW); });
+    if (named_) return;
+    const int os_error = errno;
+    path_.clear();  // the name tried was never made: the message names the directory instead
+    fail("unable to name the temporary file for", os_error);
   }
 
   /// Only root may give a file to another owner; chown before chmod, which it would undo.

@@ -22,8 +22,8 @@ namespace zt::detail {
 /// `path` (the target of a symbolic link): atomic and durable. Readers and mappings of the
 /// old file keep its contents; the new file keeps the old one's permissions, and its owner
 /// when the caller is root (a new file gets 0666 less the umask). No other user can read
-/// the temporary file while it is written, and where the filesystem has O_TMPFILE it has
-/// no name until it is complete. IOError with the path, the temporary file and the OS
+/// the temporary file while it is written, and where the filesystem has O_TMPFILE (and /proc
+/// is mounted, to name it) it has no name until it is complete. IOError with the path, the temporary file and the OS
 /// reason when any step fails; then the old file is untouched and the temporary file removed.
 void write_file(PathRef path, const std::vector<std::span<const std::byte>>& parts);
 

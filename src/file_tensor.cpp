@@ -5,11 +5,10 @@
 #include <cstdint>
 
 #include "concat.hpp"
-#include "zerotensor/frombuffer.hpp"
-#include "zerotensor/empty.hpp"
-#include "zerotensor/storage.hpp"
-
 #include "staged_transfer.hpp"
+#include "zerotensor/empty.hpp"
+#include "zerotensor/frombuffer.hpp"
+#include "zerotensor/storage.hpp"
 
 namespace zt::detail {
 namespace {
@@ -92,7 +91,7 @@ MapAccess mapping_access(const LoadOptions& options) {
 AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, const LoadOptions& options,
                              std::string_view description) {
   // The views are writable only when the access, and so the mapping, is.
-  auto* source = const_cast<std::byte*>(mapping.data()) + stored.offset;
+  std::byte* source = view_address(mapping) + stored.offset;
   const index_t count = numel(stored.shape);
   const std::size_t length = std::size_t(count) * itemsize(stored.dtype);
   const bool writable = options.access != MapAccess::read_only;

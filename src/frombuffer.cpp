@@ -1,6 +1,9 @@
 #include "zerotensor/frombuffer.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <string_view>
+
 #include "concat.hpp"
 
 namespace zt {
@@ -44,6 +47,7 @@ void check_bool_bytes(const std::byte* bytes, index_t count, std::string_view co
     throw ValueError(concat(context, context.empty() ? "" : ": ", "bool data must be bytes 0 or 1; element ",
                             bad - bytes, " is byte ", std::to_integer<unsigned>(*bad)));
 }
+
 }  // namespace detail
 
 namespace {

@@ -130,6 +130,11 @@ void throw_diagonal_dims(std::size_t dim1, std::size_t dim2) {
   throw ValueError(concat("diagonal dimensions cannot be identical ", dim1, ", ", dim2));
 }
 
+void throw_diagonal_overflow(index_t stride1, index_t stride2) {
+  throw ValueError(concat("diagonal: the diagonal's stride, the sum of the strides ", stride1, " + ", stride2,
+                          ", overflows 64 bits"));
+}
+
 void throw_unfold(index_t size, index_t step, index_t dim_size, std::size_t dim) {
   if (size < 0) throw ValueError(concat("size is ", size, " but must be >= 0"));
   if (size > dim_size)

@@ -8,8 +8,10 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <new>
 #include <memory>
 #include <string>
 #include <utility>
@@ -21,6 +23,39 @@
 #include "zerotensor/to_arrow.hpp"
 
 namespace ar = zt::arrow;
+
+namespace {
+/// Allocations until operator new fails once with std::bad_alloc; negative: none fails.
+thread_local long allocations_until_failure = -1;
+}  // namespace
+
+// Replaced for this program, to fail one allocation on demand (the ownership tests below):
+// every form but the aligned ones (which pair among themselves), so that each allocation is
+// freed by its own kind, also under AddressSanitizer, which replaces the forms left out.
+void* operator new(std::size_t size) {
+  if (allocations_until_failure == 0) {
+    allocations_until_failure = -1;
+    throw std::bad_alloc();
+  }
+  if (allocations_until_failure > 0) --allocations_until_failure;
+  if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) { return ::operator new(size); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  try {
+    return ::operator new(size);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t size, const std::nothrow_t& nothrow) noexcept { return ::operator new(size, nothrow); }
+void operator delete(void* memory) noexcept { std::free(memory); }
+void operator delete[](void* memory) noexcept { std::free(memory); }
+void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
+void operator delete[](void* memory, std::size_t) noexcept { std::free(memory); }
+void operator delete(void* memory, const std::nothrow_t&) noexcept { std::free(memory); }
+void operator delete[](void* memory, const std::nothrow_t&) noexcept { std::free(memory); }
 
 namespace {
 
@@ -38,13 +73,13 @@ struct Producer {
 
   static void release_array(ar::Array* a) {
     for (std::int64_t i = 0; i < a->n_children; ++i)
-      if (a->children[i]->release != nullptr) a->children[i]->release(a->children[i]);
+      if (a->children[i] != nullptr && a->children[i]->release != nullptr) a->children[i]->release(a->children[i]);
     if (a->private_data != nullptr) ++static_cast<Producer*>(a->private_data)->array_releases;
     a->release = nullptr;
   }
   static void release_schema(ar::Schema* s) {
     for (std::int64_t i = 0; i < s->n_children; ++i)
-      if (s->children[i]->release != nullptr) s->children[i]->release(s->children[i]);
+      if (s->children[i] != nullptr && s->children[i]->release != nullptr) s->children[i]->release(s->children[i]);
     if (s->private_data != nullptr) ++static_cast<Producer*>(s->private_data)->schema_releases;
     s->release = nullptr;
   }
@@ -751,7 +786,7 @@ BOOST_AUTO_TEST_CASE(a_null_in_a_column_names_the_column) {
   ar::Schema* schema = p.schema("+s", {p.schema("g", {}, {}, "x"), p.schema("g", {}, {}, "y")});
   BOOST_CHECK_EXCEPTION(
       static_cast<void>(zt::from_arrow_record_batch(batch, schema)), zt::ValueError,
-      with_message<zt::ValueError>("from_arrow_record_batch: column \"y\": the float64 array holds 1 nulls (the "
+      with_message<zt::ValueError>("from_arrow_record_batch: column 1 \"y\": the float64 array holds 1 nulls (the "
                                    "first at slot 2 of nesting level 0)"));
   BOOST_TEST(p.array_releases == 1);
 }
@@ -793,14 +828,145 @@ BOOST_AUTO_TEST_CASE(many_columns_are_found_by_name) {
 BOOST_AUTO_TEST_CASE(a_null_row_is_null_in_every_column) {
   Producer p;
   const std::vector<double> x = {1, 2, 3};
+  const std::vector<std::int32_t> y = {4, 5, 6};
   const std::uint8_t rows = 0b101;
-  ar::Array* batch = p.array(3, {&rows}, {p.primitive(x)}, 0, 1);
-  ar::Schema* schema = p.schema("+s", {p.schema("g", {}, {}, "x")});
+  ar::Array* batch = p.array(3, {&rows}, {p.primitive(x), p.primitive(y)}, 0, 1);
+  ar::Schema* schema = p.schema("+s", {p.schema("g", {}, {}, "x"), p.schema("i", {}, {}, "y")});
   zt::RecordBatchTensors columns = zt::from_arrow_record_batch(batch, schema, {.fill_nulls = -1.0});
   auto typed = columns.at("x").as<const double, 1>();
   BOOST_TEST(typed(0) == 1.0);
   BOOST_TEST(typed(1) == -1.0);
   BOOST_TEST(typed(2) == 3.0);
+  auto second = columns.at("y").as<const std::int32_t, 1>();
+  BOOST_TEST(second(0) == 4);
+  BOOST_TEST(second(1) == -1);
+  BOOST_TEST(second(2) == 6);
+}
+
+/// A two-row record batch of columns "x" (float32) and "t" (a 2x2 arrow.fixed_shape_tensor of
+/// float32) over `values` (at least 10 floats), made by `p`.
+std::pair<ar::Array*, ar::Schema*> two_column_batch(Producer& p, const std::vector<float>& values) {
+  ar::Array* tensor = p.array(2, {nullptr}, {p.array(8, {nullptr, values.data() + 2})});
+  ar::Array* batch = p.array(2, {nullptr}, {p.primitive(values), tensor});
+  ar::Schema* fields = p.schema("+s", {p.schema("f", {}, {}, "x"),
+                                       p.schema("+w:4", {p.schema("f")}, tensor_extension(R"({"shape":[2,2]})"), "t")});
+  return {batch, fields};
+}
+
+BOOST_AUTO_TEST_CASE(every_refusal_releases_the_array_and_the_schema_once) {
+  // The structs are released once each, whichever check refuses them (a NULL one is not).
+  const std::vector<float> values = iota_floats(10);
+  struct Case {
+    bool type_error;  ///< else a ValueError
+    const char* message;
+    void (*spoil)(ar::Array*&, ar::Schema*&);
+  };
+  const Case cases[] = {
+      {false, "from_arrow_record_batch: the ArrowArray pointer is NULL",
+       [](ar::Array*& a, ar::Schema*&) { a = nullptr; }},
+      {false, "from_arrow_record_batch: the ArrowArray is released",
+       [](ar::Array*& a, ar::Schema*&) { a->release(a); }},
+      {false, "from_arrow_record_batch: the ArrowSchema pointer is NULL",
+       [](ar::Array*&, ar::Schema*& s) { s = nullptr; }},
+      {false, "from_arrow_record_batch: the ArrowSchema is released",
+       [](ar::Array*&, ar::Schema*& s) { s->release(s); }},
+      {true, "from_arrow_record_batch: the schema's format is \"f\"",
+       [](ar::Array*&, ar::Schema*& s) { s->format = "f"; }},
+      {false, "from_arrow_record_batch: malformed ArrowSchema: the struct has -1 children",
+       [](ar::Array*&, ar::Schema*& s) { s->n_children = -1; }},
+      {false, "from_arrow_record_batch: malformed ArrowSchema: the struct's child 1 is NULL",
+       [](ar::Array*&, ar::Schema*& s) { s->children[1] = nullptr; }},
+      {true, "from_arrow_record_batch: column 0 \"x\": Arrow format \"u\" at nesting level 0 is not supported",
+       [](ar::Array*&, ar::Schema*& s) { s->children[0]->format = "u"; }},
+      {false, "from_arrow_record_batch: column 1 \"t\": malformed ArrowSchema: format is empty at nesting level 1",
+       [](ar::Array*&, ar::Schema*& s) { s->children[1]->children[0]->format = ""; }},
+      {false,
+       "from_arrow_record_batch: column 1 \"t\": arrow.fixed_shape_tensor metadata {\"shape\":[2,3]}: the shape has 6 "
+       "elements but the storage list size is 4",
+       [](ar::Array*&, ar::Schema*& s) {
+         static const std::string metadata = tensor_extension(R"({"shape":[2,3]})");
+         s->children[1]->metadata = metadata.c_str();
+       }},
+      {false, "from_arrow_record_batch: column 1 \"t\": arrow.fixed_shape_tensor metadata is not valid JSON",
+       [](ar::Array*&, ar::Schema*& s) {
+         static const std::string metadata = tensor_extension(R"({"shape":[2,2])");
+         s->children[1]->metadata = metadata.c_str();
+       }},
+      {false, "from_arrow_record_batch: column 0 \"x\": malformed ArrowArray: the struct's child 0 is NULL",
+       [](ar::Array*& a, ar::Schema*&) { a->children[0] = nullptr; }},
+      {false,
+       "from_arrow_record_batch: column 1 \"t\": malformed ArrowArray: slots [0, 8) are used at nesting level 1 but "
+       "its length is 7",
+       [](ar::Array*& a, ar::Schema*&) { a->children[1]->children[0]->length = 7; }},
+      {false, "from_arrow_record_batch: malformed ArrowArray: 1 children (or NULL children) at nesting level 0 where "
+              "the type has 2",
+       [](ar::Array*& a, ar::Schema*&) { a->n_children = 1; }},
+      {false, "RecordBatchTensors: column name \"x\" appears twice",
+       [](ar::Array*&, ar::Schema*& s) { s->children[1]->name = "x"; }},
+  };
+  for (const Case& c : cases) {
+    BOOST_TEST_CONTEXT(c.message) {
+      Producer p;
+      auto [batch, schema] = two_column_batch(p, values);
+      c.spoil(batch, schema);
+      BOOST_CHECK_EXCEPTION(static_cast<void>(zt::from_arrow_record_batch(batch, schema)), zt::Error,
+                            [&](const zt::Error& e) {
+                              return (dynamic_cast<const zt::TypeError*>(&e) != nullptr) == c.type_error &&
+                                     (c.type_error || dynamic_cast<const zt::ValueError*>(&e) != nullptr) &&
+                                     message_has(e, c.message);
+                            });
+      BOOST_TEST(p.array_releases == (batch == nullptr ? 0 : 1));
+      BOOST_TEST(p.schema_releases == (schema == nullptr ? 0 : 1));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_failed_allocation_releases_the_array_and_the_schema_once) {
+  // Each allocation of an import fails in turn, until the import needs no more: std::bad_alloc
+  // on every way out, and the producer's structs released exactly once.
+  const std::vector<float> values = iota_floats(10);
+  bool failed = true;
+  for (long allocation = 0; failed; ++allocation) {
+    BOOST_TEST_CONTEXT("allocation " << allocation) {
+      Producer p;
+      auto [batch, schema] = two_column_batch(p, values);
+      failed = false;
+      allocations_until_failure = allocation;
+      try {
+        const zt::RecordBatchTensors columns = zt::from_arrow_record_batch(batch, schema);
+        allocations_until_failure = -1;
+        BOOST_TEST(columns.at("t").shape() == (zt::DynamicExtents{2, 2, 2}));
+      } catch (const std::bad_alloc&) {
+        failed = true;
+      }
+      allocations_until_failure = -1;
+      BOOST_TEST(p.array_releases == 1);
+      BOOST_TEST(p.schema_releases == 1);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(from_arrow_releases_once_when_an_allocation_fails) {
+  const std::vector<float> values = iota_floats(8);
+  bool failed = true;
+  for (long allocation = 0; failed; ++allocation) {
+    BOOST_TEST_CONTEXT("allocation " << allocation) {
+      Producer p;
+      auto [array, schema] = tensor_array(p, values, 4, R"({"shape":[2,2]})");
+      failed = false;
+      allocations_until_failure = allocation;
+      try {
+        const zt::AnyTensor t = zt::from_arrow(array, schema);
+        allocations_until_failure = -1;
+        BOOST_TEST(t.shape() == (zt::DynamicExtents{2, 2, 2}));
+      } catch (const std::bad_alloc&) {
+        failed = true;
+      }
+      allocations_until_failure = -1;
+      BOOST_TEST(p.array_releases == 1);
+      BOOST_TEST(p.schema_releases == 1);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

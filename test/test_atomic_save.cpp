@@ -4,15 +4,20 @@
 // kept, and no other user can read the new contents before they replace the file.
 #include <boost/test/unit_test.hpp>
 
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "file_test_support.hpp"
@@ -70,6 +75,42 @@ class FileSizeLimit {
   rlimit saved_{};
   void (*previous_handler_)(int) = nullptr;
 };
+
+bool write_text(const char* path, const std::string& text) {
+  std::ofstream out(path);
+  return static_cast<bool>(out << text << std::flush);
+}
+
+/// Enters a private mount namespace (inside a user namespace where the process is not
+/// privileged) whose /proc is an empty tmpfs: the process can no longer reach /proc/self/fd.
+/// False where the system allows no such namespace. For a child process only.
+bool hide_proc() {
+  if (::unshare(CLONE_NEWNS) != 0) {
+    const std::string uid = std::to_string(::geteuid()), gid = std::to_string(::getegid());
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0 || !write_text("/proc/self/setgroups", "deny") ||
+        !write_text("/proc/self/uid_map", uid + " " + uid + " 1") ||
+        !write_text("/proc/self/gid_map", gid + " " + gid + " 1"))
+      return false;
+  }
+  return ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
+         ::mount("none", "/proc", "tmpfs", 0, nullptr) == 0 && !std::filesystem::exists("/proc/self");
+}
+
+/// The exit status of a child process that runs `body` (whose result is the status).
+template <class Body>
+int in_child(Body body) {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(body());
+  int status = 0;
+  if (child < 0 || ::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+boost::test_tools::assertion_result proc_can_be_hidden(boost::unit_test::test_unit_id) {
+  boost::test_tools::assertion_result result = in_child([] { return hide_proc() ? 0 : 1; }) == 0;
+  result.message() << "this system allows no mount namespace in which to hide /proc";
+  return result;
+}
 
 }  // namespace
 
@@ -256,6 +297,27 @@ BOOST_AUTO_TEST_CASE(a_file_name_of_240_bytes_saves_and_a_name_too_long_names_th
            message_has(e, ".tmp>): File name too long (36)");
   });
   BOOST_TEST(files_in(dir.path()) == std::vector<std::filesystem::path>{name});
+}
+
+BOOST_AUTO_TEST_CASE(without_proc_a_save_uses_a_named_temporary_file, *boost::unit_test::precondition(proc_can_be_hidden)) {
+  // An unnamed file (O_TMPFILE) is named through /proc/self/fd: without /proc the save falls
+  // back to a named temporary file, and is still whole, in place and alone in the directory.
+  TempDir dir;
+  const auto path = dir / "a.npy";
+  const int status = in_child([&] {
+    try {
+      if (!hide_proc()) return 10;
+      zt::save_npy(path, ramp(4, 1.0f));  // a new file
+      zt::save_npy(path, ramp(4, 2.0f));  // replacing it
+      return is_ramp(zt::load_npy(path), 2.0f) ? 0 : 11;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "save without /proc: %s\n", e.what());
+      return 12;
+    }
+  });
+  BOOST_TEST(status == 0);
+  BOOST_TEST(is_ramp(zt::load_npy(path), 2.0f));
+  BOOST_TEST(files_in(dir.path()) == std::vector<std::filesystem::path>{"a.npy"});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

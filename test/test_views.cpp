@@ -360,6 +360,11 @@ BOOST_AUTO_TEST_CASE(errors_have_pytorch_wording_and_kinds) {
                                                 "1 (4) in the input tensor"));
   BOOST_CHECK_EXCEPTION((void)x.diagonal(0, 1, -1), zt::ValueError,
                         exactly<zt::ValueError>("diagonal dimensions cannot be identical 1, 1"));
+  std::array<float, 1> one{};
+  const zt::Tensor<float, 2> far(one.data(), {1, 1}, {INT64_MAX, 1});  // extents 1: no element is that far
+  BOOST_CHECK_EXCEPTION((void)far.diagonal(), zt::ValueError,
+                        exactly<zt::ValueError>("diagonal: the diagonal's stride, the sum of the strides "
+                                                "9223372036854775807 + 1, overflows 64 bits"));
   BOOST_CHECK_EXCEPTION((void)x.unfold(1, 5, 1), zt::ValueError,
                         exactly<zt::ValueError>("maximum size for tensor at dimension 1 is 4 but size is 5"));
   BOOST_CHECK_EXCEPTION((void)x.unfold(1, 2, 0), zt::ValueError,

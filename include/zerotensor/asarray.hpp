@@ -183,7 +183,7 @@ AnyTensor typed_range_view(R&& range) {
   const auto count = index_t(std::ranges::size(range));
   Buffer buffer(std::forward<R>(range));  // borrowed, or moved into the owner as Buffer does
   // Read-only unless the buffer is writable.
-  auto* data = reinterpret_cast<T*>(const_cast<std::byte*>(buffer.data()));
+  auto* data = reinterpret_cast<T*>(view_address(buffer));
   return AnyTensor(data, DynamicExtents{count}, DynamicExtents{1}, buffer.release_owner(), cpu, buffer.is_writable());
 }
 

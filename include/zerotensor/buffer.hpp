@@ -127,4 +127,10 @@ class ZT_API Buffer {
   KeepAlive owner_;
 };
 
+namespace detail {
+/// The buffer's first byte as the non-const pointer a view stores, for building a view that
+/// carries the buffer's writability (is_writable()), which guards every write through it.
+inline std::byte* view_address(const Buffer& buffer) noexcept { return const_cast<std::byte*>(buffer.data()); }
+}  // namespace detail
+
 }  // namespace zt

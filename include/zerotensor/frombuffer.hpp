@@ -73,8 +73,8 @@ ElementRange frombuffer_range(const Buffer& buffer, FromBufferOptions options) {
   }
   if (!buffer.device().is_host_accessible()) throw_not_host_accessible("frombuffer", buffer.device());
   const index_t count = frombuffer_count(buffer.nbytes(), sizeof(T), options);
-  // A writable pointer only for a non-const T, which the check above allows only when the buffer is writable.
-  std::byte* start = const_cast<std::byte*>(buffer.data()) + options.offset;
+  // Written through only for a non-const T, which the check above allows only when the buffer is writable.
+  std::byte* start = view_address(buffer) + options.offset;
   check_alignment("frombuffer", start, options.offset, dtype);
   if constexpr (dtype == bool_) check_bool_bytes(start, count);
   return {start, count};

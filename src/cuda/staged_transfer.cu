@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 #include <vector>
 
 #include "zerotensor/staging.hpp"
@@ -12,6 +11,7 @@
 
 #include "../concat.hpp"
 #include "../staged_copy.hpp"
+#include "../staging_pool.hpp"
 #include "current_device.hpp"
 
 namespace zt::detail {
@@ -27,48 +27,15 @@ struct DestroyEvent {
 };
 using Event = std::unique_ptr<CUevent_st, DestroyEvent>;
 
-/// Idle pinned buffers kept between copies: pinning memory costs far more than copying a chunk.
-class PinnedPool {
- public:
-  /// `count` buffers of `bytes`: idle ones first, then new ones (portable: any GPU copies
-  /// from them at the pinned rate).
-  std::vector<PinnedBuffer> take(std::size_t count, std::size_t bytes, const std::string& operation) {
-    std::vector<PinnedBuffer> taken;
-    taken.reserve(count);  // so that a buffer, once allocated, is always held
-    {
-      const std::lock_guard lock(mutex_);
-      if (bytes != bytes_) idle_.clear();
-      bytes_ = bytes;
-      for (; taken.size() < count && !idle_.empty(); idle_.pop_back()) taken.push_back(std::move(idle_.back()));
-    }
-    try {
-      while (taken.size() < count) {
-        void* memory = nullptr;
-        check_cuda(concat(operation, ": cudaHostAlloc of a ", bytes, "-byte staging buffer"),
-                   cudaHostAlloc(&memory, bytes, cudaHostAllocPortable));
-        taken.emplace_back(static_cast<std::byte*>(memory));
-      }
-    } catch (...) {
-      give_back(taken, bytes, count);  // the next copy needs them as much as this one did
-      throw;
-    }
-    return taken;
-  }
+using PinnedPool = StagingPool<PinnedBuffer>;
 
-  /// Keeps up to `keep` of `buffers` for the next copy; frees the rest, and all of them when
-  /// the buffer size changed meanwhile.
-  void give_back(std::vector<PinnedBuffer>& buffers, std::size_t bytes, std::size_t keep) {
-    const std::lock_guard lock(mutex_);
-    if (bytes != bytes_) return;
-    for (PinnedBuffer& buffer : buffers)
-      if (idle_.size() < keep) idle_.push_back(std::move(buffer));
-  }
-
- private:
-  std::mutex mutex_;
-  std::size_t bytes_ = 0;
-  std::vector<PinnedBuffer> idle_;
-};
+/// A new pinned buffer (portable: any GPU copies from it at the pinned rate).
+PinnedBuffer allocate_pinned(std::size_t bytes, const std::string& operation) {
+  void* memory = nullptr;
+  check_cuda(concat(operation, ": cudaHostAlloc of a ", bytes, "-byte staging buffer"),
+             cudaHostAlloc(&memory, bytes, cudaHostAllocPortable));
+  return PinnedBuffer(static_cast<std::byte*>(memory));
+}
 
 PinnedPool& pinned_pool() {
   static PinnedPool pool;
@@ -83,7 +50,8 @@ class StagingSet {
       : options_(staging_options()),
         plan_{size_bytes, options_.buffer_bytes, options_.buffers, options_.host_threads, direction},
         buffers_(pinned_pool().take(std::min(plan_.buffers, (size_bytes + plan_.chunk_bytes - 1) / plan_.chunk_bytes),
-                                    plan_.chunk_bytes, operation)) {
+                                    plan_.chunk_bytes,
+                                    [&](std::size_t bytes) { return allocate_pinned(bytes, operation); })) {
     for (std::size_t i = 0; i < buffers_.size(); ++i) {
       cudaEvent_t event = nullptr;
       check_cuda(operation + ": cudaEventCreateWithFlags", cudaEventCreateWithFlags(&event, cudaEventDisableTiming));

@@ -89,6 +89,7 @@ struct ContiguousCopy {
 [[noreturn]] ZT_API void throw_permute(Sizes dims, std::size_t rank);
 [[noreturn]] ZT_API void throw_expand(Sizes shape, Sizes sizes);
 [[noreturn]] ZT_API void throw_diagonal_dims(std::size_t dim1, std::size_t dim2);
+[[noreturn]] ZT_API void throw_diagonal_overflow(index_t stride1, index_t stride2);
 [[noreturn]] ZT_API void throw_unfold(index_t size, index_t step, index_t dim_size, std::size_t dim);
 [[noreturn]] ZT_API void throw_t_rank(std::size_t rank);
 [[noreturn]] ZT_API void throw_matrix_rank(const char* operation, std::size_t rank);
@@ -273,7 +274,7 @@ inline void expand_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_
     out_strides[to++] = strides[from];
   }
   index_t step = 0;
-  if (add_overflows(strides[a], strides[b], step)) [[unlikely]] throw_view_overflow(strides[a], strides[b]);
+  if (add_overflows(strides[a], strides[b], step)) [[unlikely]] throw_diagonal_overflow(strides[a], strides[b]);
   out_shape[to] = size;
   out_strides[to] = step;
   return size == 0 ? 0 : first;
