@@ -1,0 +1,50 @@
+#include "read_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "concat.hpp"
+#include "file_io.hpp"
+#include "zerotensor/error.hpp"
+#include "zerotensor/storage.hpp"
+
+namespace zt::detail {
+namespace {
+
+/// Closes the descriptor on every path out of read_file.
+struct FileDescriptor {
+  int fd;
+  ~FileDescriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+Buffer read_file(PathRef path) {
+  const std::string context = concat("unable to open file <", path.c_str(), "> in read-only mode");
+  const FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (file.fd < 0) throw_io_error(context, errno);
+  struct ::stat status {};
+  if (::fstat(file.fd, &status) != 0) throw_io_error(context, errno);
+  if (S_ISDIR(status.st_mode)) throw_io_error(context, EISDIR);
+  if (!S_ISREG(status.st_mode)) throw IOError(concat(context, ": not a regular file"));
+
+  const auto size = std::size_t(status.st_size);
+  std::shared_ptr<std::byte> memory = allocate_bytes(size);
+  for (std::size_t done = 0; done < size;) {
+    const ssize_t got = ::pread(file.fd, memory.get() + done, size - done, off_t(done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw_io_error(concat("unable to read ", size, " bytes from file <", path.c_str(), ">"), errno);
+    if (got == 0)
+      throw IOError(concat("unable to read ", size, " bytes from file <", path.c_str(), ">: it ends after ", done));
+    done += std::size_t(got);
+  }
+  std::byte* data = memory.get();
+  return Buffer(data, size, std::move(memory));
+}
+
+}  // namespace zt::detail
