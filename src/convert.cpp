@@ -7,6 +7,9 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
@@ -240,14 +243,10 @@ void convert_block(const From* in, const std::array<index_t, 2>& in_steps, To* o
   }
 }
 
-/// The one strided copy: the layout coalesced in the destination's memory order, then
-/// blocks of its two innermost dimensions (contiguous runs by memcpy or a vectorised loop).
-template <class Source, class To>
-void convert_typed(const Tensor<Source>& source, const Tensor<To>& destination) {
-  using From = std::remove_const_t<Source>;
-  const From* in = source.data();
-  To* out = destination.data();
-  const detail::CoalescedLayout<2> layout = detail::coalesce<2>(source.shape(), {destination.strides(), source.strides()});
+/// One coalesced layout (see convert_typed) from `in` to `out`: blocks of its two innermost
+/// dimensions, contiguous runs by memcpy or a vectorised loop.
+template <class From, class To>
+void convert_layout(const From* in, To* out, const detail::CoalescedLayout<2>& layout) {
   const std::size_t rank = layout.shape.size();
   if (rank == 0) return convert_run(in, 1, out, 1, 1);
   if (rank == 1) return convert_run(in, layout.strides[1][0], out, layout.strides[0][0], layout.shape[0]);
@@ -259,6 +258,37 @@ void convert_typed(const Tensor<Source>& source, const Tensor<To>& destination) 
                             convert_block(in + offsets[1], in_steps, out + offsets[0], out_steps, rows,
                                           layout.shape[rank - 1]);
                           });
+}
+
+/// The one strided copy: the layout coalesced in the destination's memory order, its
+/// outermost dimension split into `threads` equal parts, one per thread (the calling
+/// thread takes the last; a thread that cannot be started leaves its part to the caller).
+template <class Source, class To>
+void convert_typed(const Tensor<Source>& source, const Tensor<To>& destination, unsigned threads) {
+  const auto* in = source.data();
+  To* out = destination.data();
+  const detail::CoalescedLayout<2> layout = detail::coalesce<2>(source.shape(), {destination.strides(), source.strides()});
+  if (threads <= 1 || layout.shape.size() == 0) return convert_layout(in, out, layout);
+  const index_t extent = layout.shape[0], parts = std::min(index_t(threads), extent);
+  std::vector<std::jthread> workers;  // joined when the copy returns or throws
+  index_t begin = 0;
+  for (index_t part = 0; part < parts; ++part) {
+    detail::CoalescedLayout<2> piece = layout;
+    piece.shape[0] = extent / parts + (part < extent % parts ? 1 : 0);
+    const auto work = [in = in + begin * layout.strides[1][0], out = out + begin * layout.strides[0][0], piece] {
+      convert_layout(in, out, piece);
+    };
+    begin += piece.shape[0];
+    if (part + 1 == parts) {
+      work();
+      continue;
+    }
+    try {
+      workers.emplace_back(work);
+    } catch (const std::system_error&) {
+      work();
+    }
+  }
 }
 
 /// Whether the two views are the same elements in the same order (copying is a no-op).
@@ -341,7 +371,20 @@ void store_scalar(const Scalar& value, DType dtype, void* destination) {
 }
 }  // namespace detail
 
-void copy_into(const AnyTensor& source, const AnyTensor& destination) {
+namespace {
+
+/// Threads for a copy into `destination`: as many as asked (0: one per hardware thread),
+/// but no more than one per copy_bytes_per_thread of output, so that starting a thread
+/// (tens of microseconds) stays small against its share of the copy.
+unsigned copy_threads(const AnyTensor& destination, const ToOptions& options) {
+  constexpr std::size_t copy_bytes_per_thread = std::size_t{1} << 20;
+  const unsigned asked = options.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : options.threads;
+  return unsigned(std::min<std::size_t>(asked, std::max<std::size_t>(1, destination.nbytes() / copy_bytes_per_thread)));
+}
+
+}  // namespace
+
+void copy_into(const AnyTensor& source, const AnyTensor& destination, const ToOptions& options) {
   if (source.shape() != destination.shape())
     throw ValueError(detail::concat("copy_into: source shape ", detail::shape_string(source.shape()),
                                     " differs from destination shape ", detail::shape_string(destination.shape())));
@@ -352,10 +395,11 @@ void copy_into(const AnyTensor& source, const AnyTensor& destination) {
   if (source.numel() == 0 || same_view(source, destination)) return;
   // As NumPy's copyto and PyTorch's copy_: overlapping elements read as they were before the
   // copy. The copy walks in its own order, so a source that overlaps is copied first.
-  const AnyTensor input = detail::elements_may_overlap(source, destination) ? source.clone() : source;
+  const AnyTensor input = detail::elements_may_overlap(source, destination) ? source.clone(options) : source;
+  const unsigned threads = copy_threads(destination, options);
   dispatch(destination.dtype(), [&](auto tag) {
     const auto out = destination.as<typename decltype(tag)::type>();
-    input.visit([&](const auto& in) { convert_typed(in, out); });
+    input.visit([&](const auto& in) { convert_typed(in, out, threads); });
   });
 }
 
