@@ -246,7 +246,7 @@ std::string npy_prefix(const std::string& dict) {
 }  // namespace
 
 AnyTensor load_npy(PathRef path, LoadOptions options) {
-  const std::string description = detail::concat("load_npy: <", path.c_str(), ">");
+  const std::string description = std::string("load_npy: <") + path.c_str() + ">";  // no stream: every load builds it
   const MapAccess access = detail::mapping_access(options);
   // A copy on the CPU reads the file into memory of its own and views that: no mapping.
   const bool read = options.device == cpu && options.copy.value_or(false);
@@ -267,7 +267,7 @@ AnyTensor load_npy(PathRef path, LoadOptions options) {
                                     header.foreign_byte_order};
   LoadOptions stored_options = options;
   if (read) stored_options.copy.reset();  // copied already: copied again only to swap bytes or align
-  return detail::load_stored_tensor(file, stored, stored_options, detail::concat(description, ": array"));
+  return detail::load_stored_tensor(file, stored, stored_options, description + ": array");
 }
 
 void save_npy(PathRef path, const AnyTensor& tensor) {
