@@ -173,10 +173,9 @@ ZT_AVX2_CLONES void convert_values(const From* __restrict in, To* __restrict out
   for (index_t i = 0; i < count; ++i) out[i] = convert_value<To>(in[i]);
 }
 
-/// Float -> an integer of at most 32 bits, in chunks: a chunk whose values are all within
-/// int32 (no NaN, nothing to saturate) converts through int32, which gives
-/// float_to_integer's values in a loop the compiler vectorises; other chunks go value by
-/// value.
+/// Float -> an integer of at most 32 bits, in chunks, in one vectorised pass: each value
+/// within int32 converts through int32, which gives float_to_integer's value; a chunk that
+/// held any other (NaN, or one to saturate) is converted again value by value.
 template <class To, class From>
 ZT_AVX2_CLONES void float_to_small_integers(const From* __restrict in, To* __restrict out, index_t count) {
   constexpr index_t chunk = 64;
@@ -184,12 +183,14 @@ ZT_AVX2_CLONES void float_to_small_integers(const From* __restrict in, To* __res
   for (index_t start = 0; start < count; start += chunk) {
     const index_t n = std::min(chunk, count - start);
     int outside = 0;  // an int reduction vectorises where a bool one does not
-    for (index_t i = 0; i < n; ++i) outside |= !(in[start + i] >= lowest) | !(in[start + i] < limit);
-    if (outside == 0) {
-      for (index_t i = 0; i < n; ++i) out[start + i] = static_cast<To>(static_cast<std::int32_t>(in[start + i]));
-    } else {
-      for (index_t i = 0; i < n; ++i) out[start + i] = float_to_integer<To>(in[start + i]);
+    for (index_t i = 0; i < n; ++i) {
+      const From value = in[start + i];
+      const bool inside = (value >= lowest) & (value < limit);
+      outside |= !inside;
+      out[start + i] = static_cast<To>(static_cast<std::int32_t>(inside ? value : From(0)));
     }
+    if (outside != 0)
+      for (index_t i = 0; i < n; ++i) out[start + i] = float_to_integer<To>(in[start + i]);
   }
 }
 
