@@ -94,7 +94,10 @@ __attribute__((target("avx,f16c"))) index_t floats_to_halves_f16c(const float* i
   index_t i = 0;
   for (; i + 8 <= count; i += 8) {
     __m256 x = _mm256_loadu_ps(in + i);
-    x = _mm256_blendv_ps(x, _mm256_or_ps(_mm256_and_ps(x, sign), quiet_nan), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+    // Only a vector that holds a NaN is rewritten: GCC turns an unconditional blendv into a
+    // branch per lane.
+    const __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+    if (_mm256_movemask_ps(nan) != 0) x = _mm256_blendv_ps(x, _mm256_or_ps(_mm256_and_ps(x, sign), quiet_nan), nan);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
   }
   return i;
