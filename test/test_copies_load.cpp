@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "file_test_support.hpp"
 #include "zerotensor/npy.hpp"
@@ -69,4 +70,21 @@ BOOST_AUTO_TEST_CASE(copy_true_of_a_missing_file_or_a_directory_is_an_io_error) 
   BOOST_CHECK_EXCEPTION((void)zt::load_npy(directory, {.copy = true}), zt::IOError,
                         with_message<zt::IOError>("unable to open file <" + directory +
                                                   "> in read-only mode: Is a directory (21)"));
+}
+
+BOOST_AUTO_TEST_CASE(copy_true_reads_files_below_at_and_above_one_page_whole) {
+  // 128 header bytes and n float32: files of 4,092, 4,096, 4,100 and 100,128 bytes.
+  TempDir dir;
+  for (const zt::index_t n : {991, 992, 993, 25'000}) {
+    BOOST_TEST_CONTEXT("n " << n) {
+      std::vector<float> values(static_cast<std::size_t>(n));
+      for (std::size_t i = 0; i < values.size(); ++i) values[i] = float(i) * 0.5f - 7.0f;
+      const auto path = dir / ("f" + std::to_string(n) + ".npy");
+      zt::save_npy(path, zt::Tensor<float, 1>(values.data(), {n}, {1}));
+      BOOST_TEST(std::filesystem::file_size(path) == std::uintmax_t(128 + 4 * n));
+      const zt::AnyTensor copy = zt::load_npy(path, {.copy = true});
+      BOOST_TEST(copy.shape()[0] == n);
+      BOOST_TEST(std::memcmp(copy.data_ptr(), values.data(), values.size() * sizeof(float)) == 0);
+    }
+  }
 }
