@@ -5,7 +5,10 @@
 //   one column: shape (1e6, 1), strides (2, 1), float32, copied into a fresh (1e6, 1)
 //   clone() of a transposed 4096 x 4096 float32
 //   copy_into from the even to the odd columns of one 4096 x 4096 float32 buffer (disjoint)
-//   load_npy(copy = true) of a 1 KB file, against open + pread of the same file
+//   load_npy(copy = true) of a 1 KB file, against open + pread of the same file, on 1 and 2
+//   threads (the 2-thread rows are separate benchmarks of the same 2 threads)
+//   ToOptions::threads: the transposed clone, a 1.5 MiB one (just above one thread's MiB)
+//   and float32 -> int32 of 4e6 elements on 2 threads against the same copy on 1
 #include <benchmark/benchmark.h>
 
 #include <fcntl.h>
@@ -140,7 +143,7 @@ const std::string& small_npy() {
 }
 
 void open_pread(const std::string& path, std::size_t bytes) {
-  static std::vector<char> into(1 << 16);
+  thread_local std::vector<char> into(1 << 16);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   benchmark::DoNotOptimize(::pread(fd, into.data(), bytes, 0));
   ::close(fd);
@@ -155,7 +158,55 @@ void copy_bytes(std::size_t bytes, bool fresh) {
   benchmark::DoNotOptimize(fresh ? to.get() : written.data());
 }
 
+/// A copy on `threads` threads (ToOptions::threads) of a view made once.
+std::function<void()> clone_on_threads(const zt::AnyTensor& source, unsigned threads) {
+  return [source, threads] {
+    zt::AnyTensor copy = source.clone({.threads = threads});
+    benchmark::DoNotOptimize(copy.data_ptr());
+  };
+}
+
+std::function<void()> convert_on_threads(const zt::AnyTensor& source, const zt::AnyTensor& destination,
+                                         unsigned threads) {
+  return [source, destination, threads] { zt::copy_into(source, destination, {.threads = threads}); };
+}
+
+/// The rows of ToOptions::threads: each copy on 2 threads against the same copy on 1.
+void register_threads(std::vector<zt_bench::Comparison>& comparisons) {
+  static std::vector<float> in = filled<float>(side * side);
+  static std::vector<std::int32_t> out(side * side);
+  const zt::AnyTensor transposed = zt::Tensor<float, 2>(in.data(), {side, side}, {1, side});
+  constexpr zt::index_t small = 627;  // 627^2 float32: 1.5 MiB, 2 threads at 1 MiB each
+  const zt::AnyTensor small_transposed = zt::Tensor<float, 2>(in.data(), {small, small}, {1, small});
+  const zt::AnyTensor floats = zt::Tensor<float, 1>(in.data(), {4 * million}, {1});
+  const zt::AnyTensor ints = zt::Tensor<std::int32_t, 1>(out.data(), {4 * million}, {1});
+  const struct {
+    std::string name;
+    std::function<void()> two, one;
+  } rows[] = {{"clone_transposed_4096", clone_on_threads(transposed, 2), clone_on_threads(transposed, 1)},
+              {"clone_transposed_627", clone_on_threads(small_transposed, 2), clone_on_threads(small_transposed, 1)},
+              {"f32_to_i32_4e6", convert_on_threads(floats, ints, 2), convert_on_threads(floats, ints, 1)}};
+  for (const auto& row : rows)
+    zt_bench::register_paired(comparisons, "BM_" + row.name + "_2_threads_vs_1", "the same copy on 1 thread", row.two,
+                              row.one)
+        ->Unit(benchmark::kMillisecond);
+}
+
+void BM_load_npy_copy_1k(benchmark::State& state) {
+  for (auto _ : state) {
+    zt::AnyTensor loaded = zt::load_npy(small_npy(), {.copy = true});
+    benchmark::DoNotOptimize(loaded.data_ptr());
+  }
+}
+
+void BM_open_pread_1k(benchmark::State& state) {
+  for (auto _ : state) open_pread(small_npy(), 1024);
+}
+
 }  // namespace
+
+BENCHMARK(BM_load_npy_copy_1k)->Threads(2)->UseRealTime();
+BENCHMARK(BM_open_pread_1k)->Threads(2)->UseRealTime();
 
 int main(int argc, char** argv) {
 #if ZT_HAVE_TORCH
@@ -190,6 +241,8 @@ int main(int argc, char** argv) {
         benchmark::DoNotOptimize(loaded.data_ptr());
       },
       [&npy] { open_pread(npy, 1024); });
+  comparisons.push_back({"BM_load_npy_copy_1k/real_time/threads:2", "BM_open_pread_1k/real_time/threads:2"});
+  register_threads(comparisons);
   const int status = zt_bench::run(argc, argv, comparisons);
   std::filesystem::remove(npy);
   return status;

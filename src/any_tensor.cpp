@@ -54,12 +54,12 @@ ReadOnlyTensorVariant AnyTensor::variant() const {
   });
 }
 
-AnyTensor AnyTensor::to(DType dtype) const {
+AnyTensor AnyTensor::to(DType dtype, const ToOptions& options) const {
   if (dtype == this->dtype()) return *this;
   // No conversion kernels on the GPU: the host converts, between two copies.
-  if (!device().is_host_accessible()) return to(cpu).to(dtype).to(device());
+  if (!device().is_host_accessible()) return to(cpu).to(dtype, options).to(device());
   AnyTensor converted = detail::allocate_tensor(shape(), dtype, cpu);
-  copy_into(*this, converted);
+  copy_into(*this, converted, options);
   return converted;
 }
 
@@ -68,14 +68,14 @@ AnyTensor AnyTensor::to(Device device) const { return to(device, ToOptions{}); }
 AnyTensor AnyTensor::to(Device device, const ToOptions& options) const {
   if (device == this->device()) return *this;
   // Pinned or managed memory (e.g. from DLPack) is host memory: no CUDA call is needed.
-  if (device == cpu && this->device().is_host_accessible()) return clone();
+  if (device == cpu && this->device().is_host_accessible()) return clone(options);
   return detail::copy_to_device(*this, device, options);
 }
 
-AnyTensor AnyTensor::clone() const {
-  if (!device().is_host_accessible()) return detail::copy_to_device(*this, device(), {}, "AnyTensor::clone");
+AnyTensor AnyTensor::clone(const ToOptions& options) const {
+  if (!device().is_host_accessible()) return detail::copy_to_device(*this, device(), options, "AnyTensor::clone");
   AnyTensor copy = detail::allocate_tensor(shape(), dtype(), cpu);
-  copy_into(*this, copy);
+  copy_into(*this, copy, options);
   return copy;
 }
 

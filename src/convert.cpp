@@ -7,6 +7,9 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
@@ -98,7 +101,10 @@ __attribute__((target("avx,f16c"))) index_t floats_to_halves_f16c(const float* i
   index_t i = 0;
   for (; i + 8 <= count; i += 8) {
     __m256 x = _mm256_loadu_ps(in + i);
-    x = _mm256_blendv_ps(x, _mm256_or_ps(_mm256_and_ps(x, sign), quiet_nan), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+    // Only a vector that holds a NaN is rewritten: GCC turns an unconditional blendv into a
+    // branch per lane.
+    const __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+    if (_mm256_movemask_ps(nan) != 0) x = _mm256_blendv_ps(x, _mm256_or_ps(_mm256_and_ps(x, sign), quiet_nan), nan);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
   }
   return i;
@@ -177,10 +183,9 @@ ZT_AVX2_CLONES void convert_values(const From* __restrict in, To* __restrict out
   for (index_t i = 0; i < count; ++i) out[i] = convert_value<To>(in[i]);
 }
 
-/// Float -> an integer of at most 32 bits, in chunks: a chunk whose values are all within
-/// int32 (no NaN, nothing to saturate) converts through int32, which gives
-/// float_to_integer's values in a loop the compiler vectorises; other chunks go value by
-/// value.
+/// Float -> an integer of at most 32 bits, in chunks, in one vectorised pass: each value
+/// within int32 converts through int32, which gives float_to_integer's value; a chunk that
+/// held any other (NaN, or one to saturate) is converted again value by value.
 template <class To, class From>
 ZT_AVX2_CLONES void float_to_small_integers(const From* __restrict in, To* __restrict out, index_t count) {
   constexpr index_t chunk = 64;
@@ -188,12 +193,14 @@ ZT_AVX2_CLONES void float_to_small_integers(const From* __restrict in, To* __res
   for (index_t start = 0; start < count; start += chunk) {
     const index_t n = std::min(chunk, count - start);
     int outside = 0;  // an int reduction vectorises where a bool one does not
-    for (index_t i = 0; i < n; ++i) outside |= !(in[start + i] >= lowest) | !(in[start + i] < limit);
-    if (outside == 0) {
-      for (index_t i = 0; i < n; ++i) out[start + i] = static_cast<To>(static_cast<std::int32_t>(in[start + i]));
-    } else {
-      for (index_t i = 0; i < n; ++i) out[start + i] = float_to_integer<To>(in[start + i]);
+    for (index_t i = 0; i < n; ++i) {
+      const From value = in[start + i];
+      const bool inside = (value >= lowest) & (value < limit);
+      outside |= !inside;
+      out[start + i] = static_cast<To>(static_cast<std::int32_t>(inside ? value : From(0)));
     }
+    if (outside != 0)
+      for (index_t i = 0; i < n; ++i) out[start + i] = float_to_integer<To>(in[start + i]);
   }
 }
 
@@ -232,10 +239,20 @@ void convert_contiguous(const From* __restrict in, To* __restrict out, index_t c
   }
 }
 
+/// Every other element of `in` into contiguous `out`, of one type (a column of a two-column
+/// array, the real parts of complex values): a step known at compile time lets the compiler
+/// vectorise the loop with shuffles, where a step known at run time leaves it scalar.
+template <class T>
+ZT_AVX2_CLONES void copy_every_other(const T* __restrict in, T* __restrict out, index_t count) {
+  for (index_t i = 0; i < count; ++i) out[i] = in[2 * i];
+}
+
 /// One run of `count` elements, `in_step` and `out_step` apart.
 template <class To, class From>
 void convert_run(const From* in, index_t in_step, To* out, index_t out_step, index_t count) {
   if (in_step == 1 && out_step == 1) return convert_contiguous(in, out, count);
+  if constexpr (std::is_same_v<From, To>)
+    if (in_step == 2 && out_step == 1) return copy_every_other(in, out, count);
   for (index_t i = 0; i < count; ++i) out[i * out_step] = convert_value<To>(in[i * in_step]);
 }
 
@@ -266,14 +283,10 @@ void convert_block(const From* in, const std::array<index_t, 2>& in_steps, To* o
   }
 }
 
-/// The one strided copy: the layout coalesced in the destination's memory order, then
-/// blocks of its two innermost dimensions (contiguous runs by memcpy or a vectorised loop).
-template <class Source, class To>
-void convert_typed(const Tensor<Source>& source, const Tensor<To>& destination) {
-  using From = std::remove_const_t<Source>;
-  const From* in = source.data();
-  To* out = destination.data();
-  const detail::CoalescedLayout<2> layout = detail::coalesce<2>(source.shape(), {destination.strides(), source.strides()});
+/// One coalesced layout (see convert_typed) from `in` to `out`: blocks of its two innermost
+/// dimensions, contiguous runs by memcpy or a vectorised loop.
+template <class From, class To>
+void convert_layout(const From* in, To* out, const detail::CoalescedLayout<2>& layout) {
   const std::size_t rank = layout.shape.size();
   if (rank == 0) return convert_run(in, 1, out, 1, 1);
   if (rank == 1) return convert_run(in, layout.strides[1][0], out, layout.strides[0][0], layout.shape[0]);
@@ -285,6 +298,37 @@ void convert_typed(const Tensor<Source>& source, const Tensor<To>& destination) 
                             convert_block(in + offsets[1], in_steps, out + offsets[0], out_steps, rows,
                                           layout.shape[rank - 1]);
                           });
+}
+
+/// The one strided copy: the layout coalesced in the destination's memory order, its
+/// outermost dimension split into `threads` equal parts, one per thread (the calling
+/// thread takes the last; a thread that cannot be started leaves its part to the caller).
+template <class Source, class To>
+void convert_typed(const Tensor<Source>& source, const Tensor<To>& destination, unsigned threads) {
+  const auto* in = source.data();
+  To* out = destination.data();
+  const detail::CoalescedLayout<2> layout = detail::coalesce<2>(source.shape(), {destination.strides(), source.strides()});
+  if (threads <= 1 || layout.shape.size() == 0) return convert_layout(in, out, layout);
+  const index_t extent = layout.shape[0], parts = std::min(index_t(threads), extent);
+  std::vector<std::jthread> workers;  // joined when the copy returns or throws
+  index_t begin = 0;
+  for (index_t part = 0; part < parts; ++part) {
+    detail::CoalescedLayout<2> piece = layout;
+    piece.shape[0] = extent / parts + (part < extent % parts ? 1 : 0);
+    const auto work = [in = in + begin * layout.strides[1][0], out = out + begin * layout.strides[0][0], piece] {
+      convert_layout(in, out, piece);
+    };
+    begin += piece.shape[0];
+    if (part + 1 == parts) {
+      work();
+      continue;
+    }
+    try {
+      workers.emplace_back(work);
+    } catch (const std::system_error&) {
+      work();
+    }
+  }
 }
 
 /// Whether the two views are the same elements in the same order (copying is a no-op).
@@ -378,7 +422,20 @@ void store_scalar(const Scalar& value, DType dtype, void* destination) {
 }
 }  // namespace detail
 
-void copy_into(const AnyTensor& source, const AnyTensor& destination) {
+namespace {
+
+/// Threads for a copy into `destination`: as many as asked (0: one per hardware thread),
+/// but no more than one per copy_bytes_per_thread of output, so that starting a thread
+/// (tens of microseconds) stays small against its share of the copy.
+unsigned copy_threads(const AnyTensor& destination, const ToOptions& options) {
+  constexpr std::size_t copy_bytes_per_thread = std::size_t{1} << 20;
+  const unsigned asked = options.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : options.threads;
+  return unsigned(std::min<std::size_t>(asked, std::max<std::size_t>(1, destination.nbytes() / copy_bytes_per_thread)));
+}
+
+}  // namespace
+
+void copy_into(const AnyTensor& source, const AnyTensor& destination, const ToOptions& options) {
   if (source.shape() != destination.shape())
     throw ValueError(detail::concat("copy_into: source shape ", detail::shape_string(source.shape()),
                                     " differs from destination shape ", detail::shape_string(destination.shape())));
@@ -392,14 +449,15 @@ void copy_into(const AnyTensor& source, const AnyTensor& destination) {
   if (source.numel() == 0 || same_view(source, destination)) return;
   // As NumPy's copyto and PyTorch's copy_: overlapping elements read as they were before the
   // copy. The copy walks in its own order, so a source that overlaps is copied first.
-  const AnyTensor input = detail::elements_may_overlap(source, destination) ? source.clone() : source;
+  const AnyTensor input = detail::elements_may_overlap(source, destination) ? source.clone(options) : source;
+  const unsigned threads = copy_threads(destination, options);
   dispatch(destination.dtype(), [&](auto to_tag) {
     using To = typename decltype(to_tag)::type;
     const auto out = destination.as<To>();
     dispatch(input.dtype(), [&](auto from_tag) {
       using From = typename decltype(from_tag)::type;
       if constexpr (std::is_same_v<From, To> || !(is_packed_v<From> || is_packed_v<To>))
-        convert_typed(input.as<const From>(), out);
+        convert_typed(input.as<const From>(), out, threads);
     });
   });
 }

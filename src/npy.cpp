@@ -12,6 +12,7 @@
 #include "dtype_formats.hpp"
 #include "file_io.hpp"
 #include "file_tensor.hpp"
+#include "read_file.hpp"
 #include "zerotensor/mapped_file.hpp"
 #include "zerotensor/empty.hpp"
 
@@ -250,23 +251,28 @@ std::string npy_prefix(const std::string& dict) {
 }  // namespace
 
 AnyTensor load_npy(PathRef path, LoadOptions options) {
-  const std::string description = detail::concat("load_npy: <", path.c_str(), ">");
-  const Buffer mapping = map_file(path, {.access = detail::mapping_access(options)});
-  const auto [header_text, data_offset] = locate_header(mapping.bytes(), description);
+  const std::string description = std::string("load_npy: <") + path.c_str() + ">";  // no stream: every load builds it
+  const MapAccess access = detail::mapping_access(options);
+  // A copy on the CPU reads the file into memory of its own and views that: no mapping.
+  const bool read = options.device == cpu && options.copy.value_or(false);
+  const Buffer file = read ? detail::read_file(path) : map_file(path, {.access = access});
+  const auto [header_text, data_offset] = locate_header(file.bytes(), description);
   NpyHeader header = HeaderParser(header_text, description).parse();
 
   const index_t count = checked_numel(header.shape, itemsize(header.dtype), description);
   DynamicExtents strides = header.fortran_order ? detail::column_major_strides(header.shape)
                                                 : detail::contiguous_strides(header.shape);
   const std::size_t needed = std::size_t(count) * itemsize(header.dtype);
-  const std::size_t available = mapping.nbytes() - data_offset;
+  const std::size_t available = file.nbytes() - data_offset;
   if (needed > available)
     throw ValueError(detail::concat(description, ": shape ", detail::shape_string(header.shape), " of ", header.dtype,
                                     " needs ", needed, " bytes of data but the file holds ", available,
                                     " after the header"));
   const detail::StoredTensor stored{data_offset, header.dtype, std::move(header.shape), std::move(strides),
                                     header.foreign_byte_order};
-  return detail::load_stored_tensor(mapping, stored, options, detail::concat(description, ": array"));
+  LoadOptions stored_options = options;
+  if (read) stored_options.copy.reset();  // copied already: copied again only to swap bytes or align
+  return detail::load_stored_tensor(file, stored, stored_options, description + ": array");
 }
 
 void save_npy(PathRef path, const AnyTensor& tensor) {

@@ -229,3 +229,18 @@ BOOST_AUTO_TEST_CASE(float_to_int32_and_uint8_in_chunks_with_and_without_edges) 
   BOOST_TEST(int32[154] == -1);
   BOOST_TEST(int32[155] == 0);
 }
+
+BOOST_AUTO_TEST_CASE(every_other_element_of_any_type_and_odd_count_copies_in_order) {
+  // The step-2 gather of one type: int8 (1,001 values, a partial last vector) and complex
+  // real parts (a complex128 viewed as two float64 each).
+  std::vector<std::int8_t> bytes(2002);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = std::int8_t(i % 251);
+  std::vector<std::int8_t> column(1001, -1);
+  zt::copy_into(zt::Tensor<std::int8_t, 1>(bytes.data(), {1001}, {2}), zt::Tensor<std::int8_t, 1>(column.data(), {1001}, {1}));
+  for (std::size_t i = 0; i < column.size(); ++i) BOOST_TEST_REQUIRE(column[i] == std::int8_t((2 * i) % 251));
+  std::vector<double> complex_parts(14);
+  std::iota(complex_parts.begin(), complex_parts.end(), 0.5);
+  std::vector<double> real(7, -1.0);
+  zt::copy_into(zt::Tensor<double, 1>(complex_parts.data(), {7}, {2}), zt::Tensor<double, 1>(real.data(), {7}, {1}));
+  for (std::size_t i = 0; i < real.size(); ++i) BOOST_TEST_REQUIRE(real[i] == 2.0 * double(i) + 0.5);
+}

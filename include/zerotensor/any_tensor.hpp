@@ -127,7 +127,8 @@ class ZT_API AnyTensor {
   /// This tensor when the dtype already matches (no copy, as PyTorch), else a contiguous
   /// converted copy on the same device with PyTorch's value rules (see convert.hpp). GPU
   /// memory is converted on the host: copied there, converted, and copied back.
-  [[nodiscard]] AnyTensor to(DType dtype) const;
+  /// `options.threads`: threads for the conversion on the host (to_options.hpp).
+  [[nodiscard]] AnyTensor to(DType dtype, const ToOptions& options = {}) const;
   /// This tensor when already on `device`, else a contiguous copy there that owns its
   /// memory (strided sources included). Copies to or from GPU memory need the CUDA build
   /// (DeviceError otherwise, or when the GPU or driver is missing, naming the CUDA error).
@@ -137,8 +138,9 @@ class ZT_API AnyTensor {
   [[nodiscard]] AnyTensor to(Device device, const ToOptions& options) const;
   /// A contiguous, writable copy in memory of its own: host memory for memory the host can
   /// read (pinned and managed memory included), else on the same GPU, copied there (the
-  /// CUDA build; DeviceError otherwise).
-  [[nodiscard]] AnyTensor clone() const;
+  /// CUDA build; DeviceError otherwise). `options`: as for to(Device, ToOptions), and
+  /// `threads` for a copy on the host.
+  [[nodiscard]] AnyTensor clone(const ToOptions& options = {}) const;
 
   // --- Views: PyTorch's view operations, as on Tensor (see tensor.hpp for each one's
   // contract); defined in src/view_ops.cpp. Each result shares this tensor's memory,
@@ -217,8 +219,10 @@ class ZT_API AnyTensor {
   [[nodiscard]] AnyTensor view(DType dtype) const;
   [[nodiscard]] AnyTensor view_as_real() const;
   [[nodiscard]] AnyTensor view_as_complex() const;
-  /// This tensor when C-contiguous, else clone().
-  [[nodiscard]] AnyTensor contiguous() const { return is_contiguous() ? *this : clone(); }
+  /// This tensor when C-contiguous, else clone(options).
+  [[nodiscard]] AnyTensor contiguous(const ToOptions& options = {}) const {
+    return is_contiguous() ? *this : clone(options);
+  }
 
  private:
   friend AnyTensor detail::make_view(DType, void*, std::span<const index_t>, std::span<const index_t>,

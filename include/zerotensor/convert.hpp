@@ -13,8 +13,10 @@ namespace zt {
 
 /// Copies every element of `source` into `destination` (same shape, any strides, any two
 /// dtypes), converting each value. ValueError for different shapes, TypeError when the
-/// destination is read-only, DeviceError for memory the host cannot touch.
-ZT_API void copy_into(const AnyTensor& source, const AnyTensor& destination);
+/// destination is read-only, DeviceError for memory the host cannot touch. Large copies
+/// may run on several threads: `options.threads` (to_options.hpp); the other options are
+/// for GPU copies and do nothing here.
+ZT_API void copy_into(const AnyTensor& source, const AnyTensor& destination, const ToOptions& options = {});
 
 namespace detail {
 /// Stores one number as an element of `dtype` at `destination`, as PyTorch stores a Python

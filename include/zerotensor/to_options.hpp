@@ -1,4 +1,5 @@
-// zt::ToOptions: how AnyTensor::to(Device, ToOptions) copies, with PyTorch's non_blocking.
+// zt::ToOptions: how a copy runs (AnyTensor::to, clone, contiguous, copy_into): PyTorch's
+// non_blocking and a stream for copies to and from a GPU, host threads for copies on the host.
 // The stream is CUDA's own handle type (cudaStream_t is `CUstream_st*`), named here without
 // the CUDA headers so that plain C++ code and CPU builds can spell the options.
 #pragma once
@@ -23,6 +24,13 @@ struct ToOptions {
   /// the host). The default stream waits for the work of every blocking stream (such as a
   /// GpuContext's) and makes later work wait for it.
   CudaStreamHandle stream = nullptr;
+  /// Host threads for a copy on the host: 1 (default) copies on the calling thread; n > 1
+  /// splits the copy's outermost dimension (in the destination's memory order) across up
+  /// to n threads, started for the copy and joined before it returns, at most one per MiB
+  /// of output (smaller copies stay on fewer threads); 0 asks for one per hardware thread.
+  /// The result is the same for any count. One by default, unlike PyTorch's intra-op pool:
+  /// a library call that starts threads unasked competes with the caller's own.
+  unsigned threads = 1;
 };
 
 }  // namespace zt
