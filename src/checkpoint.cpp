@@ -12,7 +12,7 @@
 #include "checkpoint_shards.hpp"
 #include "file_io.hpp"
 #include "safetensors_selected.hpp"
-#include "zerotensor/torch_load.hpp"
+#include "torch_load_selected.hpp"
 
 namespace zt {
 namespace {
@@ -68,9 +68,7 @@ Located locate(const fs::path& path) {
 /// The tensors of one checkpoint file that `keep` accepts, and its metadata.
 SafetensorsFile load_file(const fs::path& path, const LoadOptions& options, const Keep& keep) {
   if (!has_suffix(path, ".bin")) return detail::load_safetensors_selected(path, options, keep);
-  SafetensorsFile file{load_torch(path, options).tensors, {}};
-  if (keep) std::erase_if(file.tensors, [&](const auto& entry) { return !keep(entry.first); });
-  return file;
+  return {detail::load_torch_selected(path, options, keep).tensors, {}};
 }
 
 /// The shard file at `path`, followed through symbolic links; IOError starting with `context` when it is missing.
