@@ -15,6 +15,13 @@ struct ShardTotal {
   std::size_t bytes = 0;
 };
 
+/// Writes a shape as Python prints it: (), (4,), (2, 3).
+void print_shape(std::ostream& out, const zt::DynamicExtents& shape) {
+  out << '(';
+  for (std::size_t d = 0; d < shape.size(); ++d) out << (d ? ", " : "") << shape[d];
+  out << (shape.size() == 1 ? ",)" : ")");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -27,9 +34,11 @@ int main(int argc, char** argv) {
     std::map<std::string_view, ShardTotal> shards;
     std::map<zt::DType, std::size_t> by_dtype;
     for (const auto& [name, tensor] : model.tensors) {
-      if (argc == 2)
-        std::cout << name << "  " << tensor.dtype() << "  " << zt::detail::shape_string(tensor.shape()) << "  "
-                  << tensor.nbytes() << " bytes\n";
+      if (argc == 2) {
+        std::cout << name << "  " << tensor.dtype() << "  ";
+        print_shape(std::cout, tensor.shape());
+        std::cout << "  " << tensor.nbytes() << " bytes\n";
+      }
       ShardTotal& shard = shards[model.shard_of.at(name)];
       ++shard.tensors;
       shard.bytes += tensor.nbytes();

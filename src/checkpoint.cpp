@@ -12,7 +12,7 @@
 #include "checkpoint_shards.hpp"
 #include "file_io.hpp"
 #include "safetensors_selected.hpp"
-#include "zerotensor/torch_load.hpp"
+#include "torch_load_selected.hpp"
 
 namespace zt {
 namespace {
@@ -68,9 +68,7 @@ Located locate(const fs::path& path) {
 /// The tensors of one checkpoint file that `keep` accepts, and its metadata.
 SafetensorsFile load_file(const fs::path& path, const LoadOptions& options, const Keep& keep) {
   if (!has_suffix(path, ".bin")) return detail::load_safetensors_selected(path, options, keep);
-  SafetensorsFile file{load_torch(path, options).tensors, {}};
-  if (keep) std::erase_if(file.tensors, [&](const auto& entry) { return !keep(entry.first); });
-  return file;
+  return {detail::load_torch_selected(path, options, keep).tensors, {}};
 }
 
 /// The shard file at `path`, followed through symbolic links; IOError starting with `context` when it is missing.
@@ -118,29 +116,46 @@ Checkpoint load_sharded(const fs::path& index_path, const CheckpointOptions& opt
   if (const Keep selected = selection(options))
     std::erase_if(checkpoint.shard_of, [&](const auto& entry) { return !selected(entry.first); });
   require_names(options, checkpoint, description);
-  std::map<std::string_view, std::vector<std::string_view>> names_in;  // shard -> selected names, sorted
-  for (const auto& [name, shard] : checkpoint.shard_of) names_in[shard].push_back(name);
+  struct Shard {
+    std::vector<std::string_view> names;  // the selected tensors the index lists in it, sorted
+    std::size_t file = 0;                 // its index in `files`
+  };
+  std::map<std::string_view, Shard> shards;  // by file name
+  std::vector<const Shard*> shard_of_tensor;  // in the order of checkpoint.shard_of
+  shard_of_tensor.reserve(checkpoint.shard_of.size());
+  for (const auto& [name, shard_name] : checkpoint.shard_of) {
+    Shard& shard = shards[shard_name];
+    shard.names.push_back(name);
+    shard_of_tensor.push_back(&shard);
+  }
 
   const fs::path directory = index_path.parent_path();
   std::vector<detail::ShardFile> files;
-  std::vector<const std::vector<std::string_view>*> wanted;  // by shard, as files
-  for (const auto& [shard, names] : names_in) {
-    files.push_back(shard_file(directory / shard,
-                               concat(description, ": shard '", shard, "' (listed for ", names.size(), " tensors)")));
-    wanted.push_back(&names);
+  std::vector<const Shard*> shard_of_file;  // as files
+  for (auto& [name, shard] : shards) {
+    shard.file = files.size();
+    files.push_back(shard_file(directory / name, concat(description, ": shard '", name, "' (listed for ",
+                                                         shard.names.size(), " tensors)")));
+    shard_of_file.push_back(&shard);
   }
   std::vector<std::map<std::string, AnyTensor, std::less<>>> loaded(files.size());
   detail::ShardReader(options, files).run([&](std::size_t i) {
-    const auto& names = *wanted[i];
+    const auto& names = shard_of_file[i]->names;
     loaded[i] = load_file(files[i].path, load, [&names](std::string_view name) {
                   return std::binary_search(names.begin(), names.end(), name);
                 }).tensors;
+    if (loaded[i].size() == names.size()) return;  // names are unique and every loaded tensor is one of them
     for (const std::string_view name : names)
       if (!loaded[i].contains(name))
         throw ValueError(concat(description, ": the index lists tensor '", name, "' in shard '",
                                 files[i].path.filename().native(), "', which has no tensor of that name"));
   });
-  for (auto& tensors : loaded) checkpoint.tensors.merge(tensors);
+  // Each shard's tensors are exactly its names; taken in the order of shard_of (by name),
+  // each is the first left in its shard and goes at the end of the result.
+  for (const Shard* shard : shard_of_tensor) {
+    auto& tensors = loaded[shard->file];
+    checkpoint.tensors.insert(checkpoint.tensors.end(), tensors.extract(tensors.begin()));
+  }
   return checkpoint;
 }
 

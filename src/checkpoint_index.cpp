@@ -40,7 +40,7 @@ class IndexEvents : public CapturingJsonEvents<IndexEvents> {
   }
   bool key(Json::string_t& name) {
     if (capturing()) return capture_key(name);
-    (level_ == 1 ? member_ : tensor_) = std::move(name);
+    (level_ == 1 ? member_ : tensor_) = name;  // a copy: the parser keeps its buffer for the next string
     return true;
   }
   bool end_object() {
@@ -71,11 +71,11 @@ class IndexEvents : public CapturingJsonEvents<IndexEvents> {
     throw ValueError(concat(description_, ": ", parts...));
   }
 
-  bool shard(Json::string_t& file) {
+  bool shard(const Json::string_t& file) {
     if (!plain_file_name(file))
       fail("tensor '", text_prefix(tensor_), "' names shard '", text_prefix(file),
            "', which is not a plain file name in the index's directory (no '/', no '..')");
-    index_.shard_of.emplace(std::move(tensor_), std::move(file));
+    index_.shard_of.emplace(std::move(tensor_), file);
     return true;
   }
 

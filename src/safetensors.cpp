@@ -280,12 +280,15 @@ SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOption
   reader.check_layout(entries);
 
   const bool foreign = std::endian::native != std::endian::little;
+  std::string what;  // the error context of each tensor, in one buffer
   for (Entry& entry : entries) {
     if (keep && !keep(entry.name)) continue;
     const detail::StoredTensor stored{data_start + entry.begin, entry.dtype, std::move(entry.shape),
                                       std::move(entry.strides), foreign};
-    file.tensors.emplace(entry.name, detail::load_stored_tensor(mapping, stored, options,
-                                                                description + ": tensor '" + entry.name + "'"));
+    what.assign(description).append(": tensor '").append(entry.name).append("'");
+    // Writers lay tensors out by dtype, then by name: the end is most often the right place.
+    file.tensors.emplace_hint(file.tensors.end(), std::move(entry.name),
+                              detail::load_stored_tensor(mapping, stored, options, what));
   }
   return file;
 }

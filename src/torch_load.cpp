@@ -6,11 +6,13 @@
 #include <bit>
 #include <cerrno>
 #include <charconv>
+#include <set>
 #include <utility>
 
 #include "concat.hpp"
 #include "file_io.hpp"
 #include "file_tensor.hpp"
+#include "torch_load_selected.hpp"
 #include "torch_pickle.hpp"
 #include "torch_zip.hpp"
 #include "zerotensor/mapped_file.hpp"
@@ -23,6 +25,7 @@ using detail::PickleGraph;
 using detail::PickleKind;
 using detail::PickleObject;
 using Records = std::map<std::string, detail::ZipRecord, std::less<>>;
+using Keep = std::function<bool(std::string_view)>;
 
 constexpr std::size_t max_depth = 1000;
 
@@ -91,17 +94,16 @@ std::string leaf_text(const PickleObject& leaf) {
   }
 }
 
-/// Names every leaf of the pickled graph and makes its tensors views of their storages.
+/// Names every leaf of the pickled graph and makes the tensors that `keep` accepts (unset:
+/// all) views of their storages; the storages of the others are never looked at.
 class Loader {
  public:
   Loader(const Buffer& mapping, const PickleGraph& graph, const Records& records, std::string prefix,
-         bool foreign, const LoadOptions& options, std::string_view description)
+         bool foreign, const LoadOptions& options, std::string_view description, const Keep& keep)
       : mapping_(mapping), graph_(graph), records_(records), prefix_(std::move(prefix)), foreign_(foreign),
-        options_(options), description_(description) {}
+        options_(options), description_(description), keep_(keep) {}
 
   TorchFile load() {
-    records_of_storages_.reserve(graph_.storages.size());
-    for (const detail::PickleStorage& storage : graph_.storages) records_of_storages_.push_back(&record(storage));
     for (const PickleObject& object : graph_.objects) references_ += object.items.size();
     visit(graph_.root, "", 0);
     return std::move(file_);
@@ -144,7 +146,11 @@ class Loader {
       case PickleKind::storage: return;
       case PickleKind::tensor:
         check_unused(name);
-        file_.tensors.emplace(name, tensor(graph_.tensors[std::size_t(object.integer)], name));
+        if (keep_ && !keep_(name)) {
+          left_out_.insert(name);
+        } else {
+          file_.tensors.emplace(name, tensor(graph_.tensors[std::size_t(object.integer)], name));
+        }
         return;
       default:
         check_unused(name);
@@ -167,12 +173,12 @@ class Loader {
   }
 
   void check_unused(const std::string& name) const {
-    if (file_.tensors.contains(name) || file_.values.contains(name))
+    if (file_.tensors.contains(name) || file_.values.contains(name) || left_out_.contains(name))
       fail(description_, "two values are named '", name.substr(0, 96), "'");
   }
 
   AnyTensor tensor(const detail::PickleTensor& tensor, const std::string& name) {
-    const detail::ZipRecord& found = *records_of_storages_[tensor.storage];
+    const detail::ZipRecord& found = record(graph_.storages[tensor.storage]);
     auto cached = storages_.find({found.offset, tensor.dtype});
     if (cached == storages_.end()) {
       const index_t count = index_t(found.size / itemsize(tensor.dtype));
@@ -198,7 +204,8 @@ class Loader {
   std::string_view description_;
   std::size_t references_ = 0;  // items of every list, tuple and dict
   std::size_t visits_ = 0;
-  std::vector<const detail::ZipRecord*> records_of_storages_;  // by index in graph_.storages
+  const Keep& keep_;
+  std::set<std::string, std::less<>> left_out_;  // the tensors keep_ refused, for check_unused
   std::map<std::pair<std::uint64_t, DType>, AnyTensor> storages_;  // by record offset: each viewed once per dtype
   TorchFile file_;
 };
@@ -236,7 +243,9 @@ const AnyTensor& TorchFile::at(std::string_view name) const {
   return found->second;
 }
 
-TorchFile load_torch(PathRef path, LoadOptions options) {
+TorchFile load_torch(PathRef path, LoadOptions options) { return detail::load_torch_selected(path, options, {}); }
+
+TorchFile detail::load_torch_selected(PathRef path, const LoadOptions& options, const Keep& keep) {
   const std::string description = concat("load_torch: <", path.c_str(), ">");
   const Buffer mapping = map_file(path, {.access = detail::mapping_access(options)});
   const std::span<const std::byte> file = mapping.bytes();
@@ -248,7 +257,7 @@ TorchFile load_torch(PathRef path, LoadOptions options) {
   const bool foreign = foreign_byte_order(file, records, prefix, description);
   const detail::ZipRecord& pickle = records.find(prefix + "data.pkl")->second;
   const PickleGraph graph = detail::read_torch_pickle(file.subspan(pickle.offset, pickle.size), description);
-  return Loader(mapping, graph, records, std::move(prefix), foreign, options, description).load();
+  return Loader(mapping, graph, records, std::move(prefix), foreign, options, description, keep).load();
 }
 
 }  // namespace zt

@@ -7,12 +7,14 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "file_test_support.hpp"
 #include "zerotensor/checkpoint.hpp"
 #include "zerotensor/empty.hpp"
 #include "zerotensor/safetensors.hpp"
+#include "zerotensor/torch_load.hpp"
 
 using zt_test::data_file;
 using zt_test::TempDir;
@@ -330,6 +332,38 @@ BOOST_AUTO_TEST_CASE(bin_checkpoints_load_each_shard_with_the_torch_reader) {
   write_text(dir / "model.safetensors", "");  // safetensors wins over .bin
   BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path()), zt::ValueError,
                         with_message<zt::ValueError>("load_safetensors: <" + (dir / "model.safetensors").string()));
+}
+
+BOOST_AUTO_TEST_CASE(bin_shards_build_only_the_tensors_the_index_lists) {
+  // unlisted_broken.bin (make_checkpoint.py) holds "listed" and "unlisted", whose storage
+  // record is missing: building "unlisted" fails, so a load that succeeds never built it.
+  TempDir dir;
+  const fs::path shard = dir / "pytorch_model-00001-of-00001.bin";
+  fs::copy_file(data_file("checkpoint/unlisted_broken.bin"), shard);
+  const std::string missing = "load_torch: <" + shard.string() +
+                              ">: a persistent id names the record 'archive/data/7', which is not in the archive";
+  BOOST_CHECK_EXCEPTION((void)zt::load_torch(shard.string()), zt::ValueError, with_message<zt::ValueError>(missing));
+  BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(shard.string()), zt::ValueError,
+                        with_message<zt::ValueError>(missing));
+
+  write_text(dir / "pytorch_model.bin.index.json",
+             R"({"weight_map":{"listed":"pytorch_model-00001-of-00001.bin"}})");
+  const auto only_listed = [](std::string_view name) { return name == "listed"; };
+  for (const zt::Checkpoint& model :
+       {zt::load_checkpoint(dir.path()), zt::load_checkpoint(shard.string(), {.names = {"listed"}}),
+        zt::load_checkpoint(shard.string(), {.filter = only_listed})}) {
+    BOOST_TEST(model.tensors.size() == 1u);
+    const zt::AnyTensor& listed = model.at("listed");
+    BOOST_TEST(listed.dtype() == zt::float32);
+    BOOST_TEST(listed.shape() == zt::DynamicExtents({6}));
+    const auto values = listed.as<const float, 1>();
+    for (int i = 0; i < 6; ++i) BOOST_TEST(values(i) == float(i));
+  }
+
+  write_text(dir / "pytorch_model.bin.index.json",
+             R"({"weight_map":{"listed":"pytorch_model-00001-of-00001.bin",)"
+             R"("unlisted":"pytorch_model-00001-of-00001.bin"}})");
+  BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path()), zt::ValueError, with_message<zt::ValueError>(missing));
 }
 
 #if !(defined(ZT_CUDA) && ZT_CUDA)

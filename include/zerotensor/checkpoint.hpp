@@ -78,7 +78,8 @@ struct ZT_API Checkpoint {
 /// checkpoint; ValueError for a malformed index or shard, a shard name that is not a plain
 /// file name, a listed tensor missing from its shard, a name in `names` the checkpoint does
 /// not have, a directory holding both an index and the single file, or another file type.
-/// .bin files (torch.save) are read with zt::load_torch and fail as it fails.
+/// .bin files (torch.save) are read with zt::load_torch's reader, which builds only the
+/// selected tensors (the storages of the others are never read), and fail as it fails.
 [[nodiscard]] ZT_API Checkpoint load_checkpoint(PathRef path, CheckpointOptions options = {});
 
 }  // namespace zt
