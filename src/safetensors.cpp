@@ -16,6 +16,7 @@
 #include "file_io.hpp"
 #include "file_tensor.hpp"
 #include "json.hpp"
+#include "read_file.hpp"
 #include "safetensors_selected.hpp"
 #include "zerotensor/mapped_file.hpp"
 #include "zerotensor/empty.hpp"
@@ -266,7 +267,12 @@ SafetensorsFile load_safetensors(PathRef path, LoadOptions options) {
 SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOptions& options,
                                                   const std::function<bool(std::string_view)>& keep) {
   const std::string description = concat("load_safetensors: <", path.c_str(), ">");
-  const Buffer mapping = map_file(path, {.access = detail::mapping_access(options)});
+  const MapAccess access = detail::mapping_access(options);
+  // A copy of every tensor on the CPU reads the file into memory of its own: no mapping.
+  const bool read = options.device == cpu && options.copy.value_or(false) && !keep;
+  const Buffer mapping = read ? detail::read_file(path) : map_file(path, {.access = access});
+  LoadOptions stored_options = options;
+  if (read) stored_options.copy.reset();  // copied already: copied again only to swap bytes or align
   const std::uint64_t header_length = read_header_length(mapping.bytes(), description);
   const std::size_t data_start = length_field + header_length;
   const HeaderReader reader(description, mapping.nbytes() - data_start);
@@ -288,7 +294,7 @@ SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOption
     what.assign(description).append(": tensor '").append(entry.name).append("'");
     // Writers lay tensors out by dtype, then by name: the end is most often the right place.
     file.tensors.emplace_hint(file.tensors.end(), std::move(entry.name),
-                              detail::load_stored_tensor(mapping, stored, options, what));
+                              detail::load_stored_tensor(mapping, stored, stored_options, what));
   }
   return file;
 }

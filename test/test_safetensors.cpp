@@ -122,6 +122,21 @@ BOOST_AUTO_TEST_CASE(a_missing_tensor_name_is_a_value_error) {
                         with_message<zt::ValueError>("SafetensorsFile: no tensor named 'nope' among 15 tensors"));
 }
 
+BOOST_AUTO_TEST_CASE(copy_true_reads_every_tensor_into_memory_of_its_own) {
+  const zt::SafetensorsFile views = zt::load_safetensors(fixture("model"));
+  const zt::SafetensorsFile copies = zt::load_safetensors(fixture("model"), {.copy = true});
+  BOOST_TEST(copies.tensors.size() == views.tensors.size());
+  for (const auto& [name, copy] : copies.tensors) {
+    const zt::AnyTensor& view = views.at(name);
+    BOOST_TEST(!copy.is_writable());  // the default access is read_only, copies or not
+    BOOST_TEST(copy.owner() != view.owner());
+    BOOST_TEST(copy.dtype() == view.dtype());
+    BOOST_TEST(copy.shape() == view.shape());
+    BOOST_TEST(!zt::shares_memory(copy, view));
+    BOOST_TEST(std::memcmp(copy.data_ptr(), view.data_ptr(), view.nbytes()) == 0);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(misaligned_tensors_are_copied_unless_copy_is_false) {
   const auto path = fixture("misaligned");
   const zt::SafetensorsFile file = zt::load_safetensors(path);

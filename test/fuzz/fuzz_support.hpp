@@ -178,7 +178,8 @@ inline constexpr index_t max_read_elements = index_t{1} << 22;
 /// max_read_elements. A tensor the host cannot touch is left alone.
 inline void read_every_element(const AnyTensor& tensor) {
   if (!tensor.device().is_host_accessible() || tensor.numel() == 0) return;
-  tensor.visit([](const auto& typed) {
+  dispatch(tensor.dtype(), [&](auto tag) {  // every dtype, the packed ones too (visit skips them)
+    const auto typed = tensor.as<const typename decltype(tag)::type>();
     const auto* data = typed.data();
     const auto [lowest, highest] = detail::extreme_offsets(typed.shape(), typed.strides());
     detail::read_element(data + lowest);
@@ -194,8 +195,9 @@ inline void require_same_elements(const AnyTensor& a, const AnyTensor& b, const 
                                       std::string(name(b.dtype())));
   require(std::ranges::equal(a.shape(), b.shape()), what + ": the shape changed");
   if (!a.device().is_host_accessible() || !b.device().is_host_accessible()) return;
-  a.visit([&](const auto& typed_a) {
-    using T = std::remove_const_t<typename std::remove_cvref_t<decltype(typed_a)>::value_type>;
+  dispatch(a.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto typed_a = a.as<const T>();
     const auto typed_b = b.as<const T>();
     const std::size_t rank = a.rank();
     std::vector<index_t> index(rank, 0);
