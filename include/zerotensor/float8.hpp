@@ -19,6 +19,12 @@ namespace detail {
 
 inline constexpr float float8_quiet_nan = std::numeric_limits<float>::quiet_NaN();
 
+/// `condition ? a : b` as mask arithmetic: compilers keep it a select (vectorisable) where
+/// they turn a conditional expression into branches.
+constexpr std::uint32_t select(bool condition, std::uint32_t a, std::uint32_t b) {
+  return b ^ ((a ^ b) & (0u - std::uint32_t(condition)));
+}
+
 /// 2^exponent for exponents that give a normal float.
 constexpr float power_of_two(int exponent) { return std::bit_cast<float>(std::uint32_t(127 + exponent) << 23); }
 
@@ -49,36 +55,40 @@ struct SignedFloat8Format {
     return negative ? -value : value;
   }
 
+  /// Written as selects, without branches, so that bulk conversions vectorise.
   static std::uint8_t encode(float value) {
     const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
-    const auto sign = std::uint8_t(UnsignedZero ? 0 : (bits >> 24) & 0x80);
+    const std::uint32_t sign = (bits >> 24) & 0x80, kept_sign = UnsignedZero ? 0 : sign;
     const std::uint32_t magnitude_bits = bits & 0x7FFFFFFF;
-    if (magnitude_bits > 0x7F800000) return std::uint8_t(sign | nan_code);
-    const std::uint32_t code = magnitude_bits < min_normal_bits ? subnormal_code(magnitude_bits)
-                                                                 : normal_code(magnitude_bits);
-    if (code > MaxFinite) return UnsignedZero ? OverflowCode : std::uint8_t(sign | OverflowCode);
-    if (code == 0) return UnsignedZero ? 0 : sign;
-    return std::uint8_t((bits >> 24 & 0x80) | code);
+    const std::uint32_t subnormal = subnormal_code(magnitude_bits), normal = normal_code(magnitude_bits);
+    const std::uint32_t code = select(magnitude_bits < min_normal_bits, subnormal, normal);
+    std::uint32_t result = select(code == 0, kept_sign, sign | code);
+    result = select(code > MaxFinite, kept_sign | OverflowCode, result);
+    result = select(magnitude_bits > 0x7F800000, kept_sign | nan_code, result);
+    return std::uint8_t(result);
   }
 
  private:
   static constexpr std::uint32_t min_normal_bits = std::uint32_t(127 + 1 - Bias) << 23;
 
   /// Rounds the float's mantissa to `Mantissa` bits, to nearest even, and re-biases the
-  /// exponent; a carry moves into the exponent as it should.
+  /// exponent; a carry moves into the exponent as it should. Meaningful from the smallest
+  /// normal up (unsigned arithmetic: no overflow for any input).
   static std::uint32_t normal_code(std::uint32_t magnitude_bits) {
     constexpr int dropped = 23 - Mantissa;
     const std::uint32_t odd = (magnitude_bits >> dropped) & 1;
-    const std::uint64_t rounded = (std::uint64_t(magnitude_bits) + (1u << (dropped - 1)) - 1 + odd) >> dropped;
-    return std::uint32_t(std::min<std::uint64_t>(rounded - (std::uint64_t(127 - Bias) << Mantissa), 0xFF));
+    const std::uint32_t rounded = (magnitude_bits + (1u << (dropped - 1)) - 1 + odd) >> dropped;
+    return rounded - (std::uint32_t(127 - Bias) << Mantissa);
   }
 
   /// Values below the smallest normal: the float addition of a power of two rounds the
   /// value to the subnormal grid (to nearest even); the sum's low bits are the code, which
-  /// is the smallest normal's code when it rounds up to it.
+  /// is the smallest normal's code when it rounds up to it. Meaningful below the smallest
+  /// normal only; computed for every input, so that encode selects without a branch.
   static std::uint32_t subnormal_code(std::uint32_t magnitude_bits) {
     constexpr float magic = power_of_two(23 - Mantissa + 1 - Bias);
-    return std::bit_cast<std::uint32_t>(std::bit_cast<float>(magnitude_bits) + magic) - std::bit_cast<std::uint32_t>(magic);
+    return std::bit_cast<std::uint32_t>(std::bit_cast<float>(magnitude_bits) + magic) -
+           std::bit_cast<std::uint32_t>(magic);
   }
 };
 
@@ -98,10 +108,9 @@ struct E8M0Format {
   static std::uint8_t encode(float value) {
     const std::uint32_t bits = std::bit_cast<std::uint32_t>(value) & 0x7FFFFFFF;
     const std::uint32_t exponent = bits >> 23, mantissa = bits & 0x7FFFFF;
-    if (exponent == 0xFF) return nan_code;
     const bool half_or_more = mantissa & 0x400000;
     const bool rounds_up = half_or_more && (exponent != 0 || (mantissa & 0x3FFFFF) != 0);
-    return std::uint8_t(std::min<std::uint32_t>(exponent + rounds_up, 0xFF));
+    return std::uint8_t(std::min<std::uint32_t>(exponent + rounds_up, 0xFF));  // NaN, inf: 0xFF
   }
 };
 
