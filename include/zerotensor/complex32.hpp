@@ -14,13 +14,13 @@ class complex32 {
   using value_type = Eigen::half;
 
   complex32() = default;
-  constexpr complex32(Eigen::half real, Eigen::half imag) noexcept : real_(real), imag_(imag) {}
+  complex32(Eigen::half real, Eigen::half imag) noexcept : real_(real), imag_(imag) {}
   /// Rounds each part to float16 (to nearest even), as PyTorch's conversion to chalf.
   complex32(std::complex<float> value) noexcept  // NOLINT(google-explicit-constructor)
       : real_(value.real()), imag_(value.imag()) {}
 
-  [[nodiscard]] constexpr Eigen::half real() const noexcept { return real_; }
-  [[nodiscard]] constexpr Eigen::half imag() const noexcept { return imag_; }
+  [[nodiscard]] Eigen::half real() const noexcept { return real_; }
+  [[nodiscard]] Eigen::half imag() const noexcept { return imag_; }
 
   /// Exact.
   operator std::complex<float>() const noexcept {  // NOLINT(google-explicit-constructor)
