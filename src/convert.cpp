@@ -36,7 +36,7 @@ inline constexpr bool is_half_v =
     std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16> || detail::is_float8_v<T>;
 
 template <class T>
-inline constexpr bool is_packed_v = dtype_of<T> >= float4_e2m1fn_x2_;
+inline constexpr bool is_packed_v = is_packed(dtype_of<T>);
 
 /// Truncates toward zero. NaN gives 0; values outside int64 saturate (uint64 keeps its
 /// upper half), then narrower types wrap modulo 2^n as integer narrowing does.

@@ -108,7 +108,7 @@ class ZT_API AnyTensor {
     using Result = std::invoke_result_t<F&, const Tensor<float>&>;
     return dispatch(dtype_, [&](auto tag) -> Result {
       using T = typename decltype(tag)::type;
-      if constexpr (dtype_of<T> >= float4_e2m1fn_x2_) {
+      if constexpr (is_packed(dtype_of<T>)) {
         detail::throw_packed_visit(dtype_);
       } else if (writable_) {
         const Tensor<T> view = typed<T>();
