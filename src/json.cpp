@@ -1,5 +1,7 @@
 #include "json.hpp"
 
+#include <algorithm>
+
 #include "concat.hpp"
 #include "zerotensor/error.hpp"
 
@@ -15,6 +17,24 @@ void throw_json_key_twice(std::string_view what, std::string_view key) {
 
 void throw_json_invalid(std::string_view what, const nlohmann::detail::exception& error) {
   throw ValueError(concat(what, " is not valid JSON: ", error.what()));
+}
+
+bool ObjectKeys::insert(const std::string& key) {
+  if (!many_.empty()) return many_.emplace(key.data(), key.size()).second;
+  if (std::find(few_.begin(), few_.end(), key) != few_.end()) return false;
+  if (few_.size() < few) {
+    few_.push_back(key);
+    return true;
+  }
+  many_.reserve(2 * few);
+  for (const std::string& known : few_) many_.emplace(known.data(), known.size());
+  few_.clear();
+  return many_.emplace(key.data(), key.size()).second;
+}
+
+void ObjectKeys::clear() {
+  few_.clear();
+  many_.clear();
 }
 
 Json* JsonBuilder::place(Json&& value) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory_resource>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -19,6 +20,23 @@ using Json = nlohmann::json;
 [[noreturn]] void throw_json_too_deep(std::string_view what, int max_depth);
 [[noreturn]] void throw_json_key_twice(std::string_view what, std::string_view key);
 [[noreturn]] void throw_json_invalid(std::string_view what, const nlohmann::detail::exception& error);
+
+/// The keys of one open object, to refuse a key given twice: searched in order while the
+/// object has few (a tensor's fields, an extension's parameters), hashed once it has many
+/// (a header's tensor names), their copies taken from `arena`, which the reader frees at
+/// once when it ends.
+class ObjectKeys {
+ public:
+  explicit ObjectKeys(std::pmr::memory_resource* arena) : many_(arena) {}
+  /// False when `key` is already there.
+  bool insert(const std::string& key);
+  void clear();
+
+ private:
+  static constexpr std::size_t few = 8;
+  std::vector<std::string> few_;
+  std::pmr::unordered_set<std::pmr::string> many_;
+};
 
 /// Builds one document from SAX events (a consumer of read_json_events).
 class JsonBuilder {
@@ -145,7 +163,7 @@ class CheckedJsonEvents {
   bool binary(Json::binary_t& value) { return consumer_.binary(value); }
   bool start_object(std::size_t size) {
     open();
-    if (keys_.size() < depth_) keys_.resize(depth_);
+    while (keys_.size() < depth_) keys_.emplace_back(&arena_);
     keys_[depth_ - 1].clear();
     return consumer_.start_object(size);
   }
@@ -154,7 +172,7 @@ class CheckedJsonEvents {
     return consumer_.start_array(size);
   }
   bool key(Json::string_t& name) {
-    if (!keys_[depth_ - 1].insert(name).second) throw_json_key_twice(what_, name);
+    if (!keys_[depth_ - 1].insert(name)) throw_json_key_twice(what_, name);
     return consumer_.key(name);
   }
   bool end_object() {
@@ -179,7 +197,8 @@ class CheckedJsonEvents {
   int max_depth_;
   std::string_view what_;
   std::size_t depth_ = 0;
-  std::vector<std::unordered_set<std::string>> keys_;  // the keys of each open object, by depth
+  std::pmr::monotonic_buffer_resource arena_;
+  std::vector<ObjectKeys> keys_;  // the keys of each open object, by depth
 };
 
 /// Reads `text` as exactly one JSON value, handing its events to `consumer` after the

@@ -38,7 +38,9 @@ constexpr int max_header_depth = 3;
 
 /// The fields of one tensor object of the header, as read.
 struct EntryFields {
-  std::optional<Json> dtype, shape, data_offsets;
+  std::optional<DType> dtype;
+  std::optional<DynamicExtents> shape;
+  std::optional<std::array<std::uint64_t, 2>> data_offsets;
 };
 
 /// One tensor entry of the header, validated against the data area.
@@ -61,6 +63,11 @@ class HeaderReader {
     throw ValueError(concat(description_, ": ", what...));
   }
 
+  template <class... Parts>
+  [[noreturn]] void fail_tensor(std::string_view name, const Parts&... what) const {
+    fail("tensor '", name, "'", what...);
+  }
+
   std::map<std::string, std::string, std::less<>> metadata(const Json& value) const {
     if (!value.is_object()) fail("\"", metadata_key, "\" must be an object; found ", value.type_name());
     std::map<std::string, std::string, std::less<>> result;
@@ -72,26 +79,44 @@ class HeaderReader {
     return result;
   }
 
-  Entry entry(const std::string& name, const EntryFields& fields) const {
-    const std::string context = description_ + ": tensor '" + name + "'";  // once per tensor: no stream
-    const auto fail = [&](const auto&... what) { throw ValueError(concat(context, what...)); };
-    Entry entry{name, dtype(fail, field(fail, fields.dtype, "dtype")), shape(fail, field(fail, fields.shape, "shape")),
-                {}, 0, 0};
-    group_packed_values(fail, entry);
-    const Json& offsets = field(fail, fields.data_offsets, "data_offsets");
-    if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
-        !offsets[1].is_number_unsigned())
-      fail(": data_offsets must be two non-negative integers; found ", json_prefix(offsets));
-    entry.begin = offsets[0].get<std::uint64_t>();
-    entry.end = offsets[1].get<std::uint64_t>();
+  DType dtype(std::string_view name, std::string_view text) const {
+    const std::optional<DType> found = detail::dtype_named<&detail::DTypeFormats::safetensors>(text);
+    if (!found) fail_tensor(name, ": unsupported dtype '", detail::text_prefix(text), "'");
+    return *found;
+  }
+
+  /// The errors of a field whose value is not of the form the header reads directly.
+  [[noreturn]] void refuse_field(std::string_view name, std::string_view field, const Json& value) const {
+    if (field == "dtype") fail_tensor(name, ": dtype must be a string; found ", json_prefix(value));
+    if (field == "data_offsets")
+      fail_tensor(name, ": data_offsets must be two non-negative integers; found ", json_prefix(value));
+    if (!value.is_array()) fail_tensor(name, ": shape must be an array; found ", json_prefix(value));
+    std::size_t d = 0;
+    while (d < value.size() && value[d].is_number_unsigned() && is_extent(value[d].get<std::uint64_t>())) ++d;
+    fail_tensor(name, ": dimension ", d, " of shape ", json_prefix(value), " is not a non-negative 64-bit integer");
+  }
+
+  static bool is_extent(std::uint64_t value) {
+    return value <= std::uint64_t(std::numeric_limits<index_t>::max());
+  }
+
+  Entry entry(std::string&& name, EntryFields& fields) {
+    if (!fields.dtype) fail_tensor(name, " has no \"dtype\"");
+    if (!fields.shape) fail_tensor(name, " has no \"shape\"");
+    Entry entry{std::move(name), *fields.dtype, std::move(*fields.shape), {}, 0, 0};
+    group_packed_values(entry);
+    if (!fields.data_offsets) fail_tensor(entry.name, " has no \"data_offsets\"");
+    std::tie(entry.begin, entry.end) = std::pair((*fields.data_offsets)[0], (*fields.data_offsets)[1]);
     if (entry.begin > entry.end || entry.end > data_size_)
-      fail(": data_offsets [", entry.begin, ", ", entry.end, "] lie outside the data area of ", data_size_, " bytes");
-    const index_t count = checked_numel(entry.shape, itemsize(entry.dtype), context);
+      fail_tensor(entry.name, ": data_offsets [", entry.begin, ", ", entry.end, "] lie outside the data area of ",
+                  data_size_, " bytes");
+    context_.assign(description_).append(": tensor '").append(entry.name).append("'");
+    const index_t count = checked_numel(entry.shape, itemsize(entry.dtype), context_);
     entry.strides = detail::contiguous_strides(entry.shape);
     const std::uint64_t expected = std::uint64_t(count) * itemsize(entry.dtype);
     if (entry.end - entry.begin != expected)
-      fail(": data_offsets [", entry.begin, ", ", entry.end, "] hold ", entry.end - entry.begin, " bytes but shape ",
-           detail::shape_string(entry.shape), " of ", entry.dtype, " needs ", expected);
+      fail_tensor(entry.name, ": data_offsets [", entry.begin, ", ", entry.end, "] hold ", entry.end - entry.begin,
+                  " bytes but shape ", detail::shape_string(entry.shape), " of ", entry.dtype, " needs ", expected);
     return entry;
   }
 
@@ -119,61 +144,40 @@ class HeaderReader {
   }
 
  private:
-  template <class Fail>
-  static const Json& field(const Fail& fail, const std::optional<Json>& value, const char* key) {
-    if (!value) fail(" has no \"", key, "\"");
-    return *value;
-  }
-
-  template <class Fail>
-  static DType dtype(const Fail& fail, const Json& value) {
-    if (!value.is_string()) fail(": dtype must be a string; found ", json_prefix(value));
-    const auto& text = value.get_ref<const std::string&>();
-    const std::optional<DType> found = detail::dtype_named<&detail::DTypeFormats::safetensors>(text);
-    if (!found) fail(": unsupported dtype '", detail::text_prefix(text), "'");
-    return *found;
-  }
-
   /// The file's shape counts sub-byte values; a packed dtype's element holds `lanes` of
   /// them, so the last extent is divided (PyTorch's rule for F4: float4_e2m1fn_x2 with half
   /// the last dimension).
-  template <class Fail>
-  static void group_packed_values(const Fail& fail, Entry& entry) {
+  void group_packed_values(Entry& entry) const {
     const std::size_t lanes = detail::dtype_formats[std::size_t(entry.dtype)].lanes;
     if (lanes == 1) return;
     const std::string_view stored = detail::dtype_formats[std::size_t(entry.dtype)].safetensors;
     if (entry.shape.size() == 0 || entry.shape[entry.shape.size() - 1] % index_t(lanes) != 0)
-      fail(": shape ", detail::shape_string(entry.shape), " of ", stored, " values cannot be read as ", entry.dtype,
-           ": its last dimension must be a multiple of the ", lanes, " values one element packs");
+      fail_tensor(entry.name, ": shape ", detail::shape_string(entry.shape), " of ", stored,
+                  " values cannot be read as ", entry.dtype, ": its last dimension must be a multiple of the ", lanes,
+                  " values one element packs");
     entry.shape[entry.shape.size() - 1] /= index_t(lanes);
-  }
-
-  template <class Fail>
-  static DynamicExtents shape(const Fail& fail, const Json& value) {
-    if (!value.is_array()) fail(": shape must be an array; found ", json_prefix(value));
-    DynamicExtents extents(value.size(), 0);
-    for (std::size_t d = 0; d < value.size(); ++d) {
-      if (!value[d].is_number_unsigned() ||
-          value[d].get<std::uint64_t>() > std::uint64_t(std::numeric_limits<index_t>::max()))
-        fail(": dimension ", d, " of shape ", json_prefix(value), " is not a non-negative 64-bit integer");
-      extents[d] = index_t(value[d].get<std::uint64_t>());
-    }
-    return extents;
   }
 
   std::string description_;
   std::uint64_t data_size_;
+  std::string context_;  // checked_numel's context, one buffer for every tensor
 };
 
 /// The header's JSON events, read into entries as they come: the header is an object of
-/// tensor objects (level 2) whose field values (level 2 and 3) and "__metadata__" are read
-/// as small documents, so that no large document is ever built.
+/// tensor objects (level 2). A tensor's dtype string and its shape and data_offsets arrays
+/// of integers are read straight from the events; any other value below the header (its
+/// "__metadata__", a field of another form, a field the format does not define) is read as
+/// a small document of its own — an array read halfway is replayed into that document —
+/// so that no large document is ever built.
 class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
+  using Capturing = detail::CapturingJsonEvents<HeaderEvents>;
+
  public:
-  HeaderEvents(const HeaderReader& reader, std::vector<Entry>& entries, SafetensorsFile& file)
+  HeaderEvents(HeaderReader& reader, std::vector<Entry>& entries, SafetensorsFile& file)
       : reader_(reader), entries_(entries), file_(file) {}
 
   bool start_object(std::size_t n) {
+    replay_array();
     if (capturing() || (level_ == 1 && name_ == metadata_key) || level_ == 2) return capture_object(n);
     if (level_ == 1) fields_ = {};
     ++level_;
@@ -181,13 +185,68 @@ class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
   }
   bool key(Json::string_t& name) {
     if (capturing()) return capture_key(name);
-    (level_ == 1 ? name_ : field_) = name;
+    (level_ == 1 ? name_ : field_) = name;  // a copy: the parser keeps its buffer for the next string
     return true;
   }
   bool end_object() {
     if (capturing()) return capture_end_object();
-    if (--level_ == 1) entries_.push_back(reader_.entry(name_, fields_));
+    if (--level_ == 1) entries_.push_back(reader_.entry(std::move(name_), fields_));
     return true;
+  }
+
+  bool string(Json::string_t& value) {
+    replay_array();
+    if (!in_field("dtype")) return Capturing::string(value);
+    fields_.dtype = reader_.dtype(name_, value);
+    return true;
+  }
+  bool start_array(std::size_t n) {
+    replay_array();
+    if (!in_field("shape") && !in_field("data_offsets")) return Capturing::start_array(n);
+    in_array_ = true;
+    array_.clear();
+    return true;
+  }
+  bool number_unsigned(Json::number_unsigned_t value) {
+    if (in_array_ && (field_ == "data_offsets" || HeaderReader::is_extent(value))) {
+      array_.push_back(value);
+      return true;
+    }
+    replay_array();
+    return Capturing::number_unsigned(value);
+  }
+  bool end_array() {
+    if (!in_array_) return Capturing::end_array();
+    in_array_ = false;
+    if (field_ == "shape") {
+      fields_.shape.emplace(array_.size(), 0);
+      std::copy(array_.begin(), array_.end(), fields_.shape->begin());
+    } else if (array_.size() == 2) {
+      fields_.data_offsets = {array_[0], array_[1]};
+    } else {
+      reader_.refuse_field(name_, field_, Json(array_));
+    }
+    return true;
+  }
+  bool null() {
+    replay_array();
+    return Capturing::null();
+  }
+  bool boolean(bool value) {
+    replay_array();
+    return Capturing::boolean(value);
+  }
+  bool number_integer(Json::number_integer_t value) {
+    replay_array();
+    return Capturing::number_integer(value);
+  }
+  bool number_float(Json::number_float_t value, const Json::string_t& text) {
+    replay_array();
+    return Capturing::number_float(value, text);
+  }
+  bool binary(Json::binary_t& value) {
+    replay_array();
+    return Capturing::binary(value);
   }
 
   /// A value that is not a tensor object starts: only "__metadata__" and a tensor's fields.
@@ -199,23 +258,32 @@ class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
   void captured(Json&& value) {
     if (level_ == 1) {
       file_.metadata = reader_.metadata(value);
-    } else if (field_ == "dtype") {
-      fields_.dtype = std::move(value);
-    } else if (field_ == "shape") {
-      fields_.shape = std::move(value);
-    } else if (field_ == "data_offsets") {
-      fields_.data_offsets = std::move(value);
-    }
+    } else if (field_ == "dtype" || field_ == "shape" || field_ == "data_offsets") {
+      reader_.refuse_field(name_, field_, value);
+    }  // a field the format does not define is read and ignored, as the reference implementation does
   }
 
  private:
-  const HeaderReader& reader_;
+  /// True when the next value is the named field of a tensor object.
+  bool in_field(std::string_view field) const { return !capturing() && level_ == 2 && field_ == field; }
+
+  /// Hands an array read halfway to the capture, as if it had been captured from its start.
+  void replay_array() {
+    if (!in_array_) return;
+    in_array_ = false;
+    Capturing::start_array(array_.size());
+    for (std::uint64_t item : array_) Capturing::number_unsigned(item);
+  }
+
+  HeaderReader& reader_;
   std::vector<Entry>& entries_;
   SafetensorsFile& file_;
-  int level_ = 0;          // the header's objects open outside any captured document
+  int level_ = 0;      // the header's objects open outside any captured document
   std::string name_;   // the tensor (or "__metadata__") being read
   std::string field_;  // its field being read
   EntryFields fields_;
+  bool in_array_ = false;              // reading the shape or data_offsets array directly
+  std::vector<std::uint64_t> array_;  // its items so far
 };
 
 std::uint64_t read_header_length(std::span<const std::byte> file, std::string_view description) {
@@ -275,7 +343,7 @@ SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOption
   if (read) stored_options.copy.reset();  // copied already: copied again only to swap bytes or align
   const std::uint64_t header_length = read_header_length(mapping.bytes(), description);
   const std::size_t data_start = length_field + header_length;
-  const HeaderReader reader(description, mapping.nbytes() - data_start);
+  HeaderReader reader(description, mapping.nbytes() - data_start);
   const auto header = mapping.bytes().subspan(length_field, header_length);
 
   SafetensorsFile file;

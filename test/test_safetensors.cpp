@@ -316,6 +316,47 @@ BOOST_AUTO_TEST_CASE(deeply_nested_values_are_refused_while_parsing_and_named_br
                   "tensor 't': unsupported dtype '" + std::string(48, 'X') + "…'");
 }
 
+BOOST_AUTO_TEST_CASE(fields_read_halfway_are_refused_with_the_whole_value) {
+  // The header reader takes a shape or data_offsets array item by item; an item it cannot
+  // take mid-array still gets the message that names the whole array.
+  const auto tensor = [](const std::string& shape, const std::string& offsets) {
+    return safetensors_bytes(R"({"a":{"dtype":"U8","shape":)" + shape + R"(,"data_offsets":)" + offsets + "}}", "ab");
+  };
+  check_malformed(tensor("[2,-1]", "[0,2]"), "tensor 'a': dimension 1 of shape [2,-1] is not a non-negative 64-bit integer");
+  check_malformed(tensor("[2,1,18446744073709551615]", "[0,2]"),
+                  "tensor 'a': dimension 2 of shape [2,1,18446744073709551615] is not a non-negative 64-bit integer");
+  check_malformed(tensor("[2,\"1\"]", "[0,2]"), "tensor 'a': dimension 1 of shape [2,\"1\"] is not a non-negative 64-bit integer");
+  check_malformed(tensor(R"({"n":2})", "[0,2]"), "tensor 'a': shape must be an array; found {\"n\":2}");
+  check_malformed(tensor("[2]", "[0,2,2]"), "tensor 'a': data_offsets must be two non-negative integers; found [0,2,2]");
+  check_malformed(tensor("[2]", "[0,null]"), "tensor 'a': data_offsets must be two non-negative integers; found [0,null]");
+  check_malformed(tensor("[2]", "[]"), "tensor 'a': data_offsets must be two non-negative integers; found []");
+  check_malformed(tensor("[2]", "2"), "tensor 'a': data_offsets must be two non-negative integers; found 2");
+}
+
+BOOST_AUTO_TEST_CASE(fields_the_format_does_not_define_are_ignored) {
+  TempDir dir;
+  const auto path = dir / "extra.safetensors";
+  write_text(path, safetensors_bytes(R"({"a":{"dtype":"U8","note":[1,"x"],"shape":[2],"data_offsets":[0,2],"o":{"x":"y"},)"
+                                     R"("more":"text"}})",
+                                     "ab"));
+  const zt::SafetensorsFile file = zt::load_safetensors(path);
+  BOOST_TEST(file.at("a").shape()[0] == 2);
+  check_values<std::uint8_t>(file.at("a"), {'a', 'b'});
+}
+
+BOOST_AUTO_TEST_CASE(a_name_given_twice_is_refused_among_many) {
+  // Few keys are compared one by one, many are hashed: both refuse a repeat.
+  std::string fields = R"("dtype":"U8","shape":[1],"data_offsets":[0,1])";
+  for (int i = 0; i < 12; ++i) fields += ",\"f" + std::to_string(i) + "\":0";
+  check_malformed(safetensors_bytes(R"({"a":{)" + fields + R"(,"f3":1}})", "a"), "the header names 'f3' twice");
+  std::string header = "{";
+  for (int i = 0; i < 20; ++i)
+    header += "\"t" + std::to_string(i) + R"(":{"dtype":"U8","shape":[1],"data_offsets":[)" + std::to_string(i) + "," +
+              std::to_string(i + 1) + "]},";
+  header += R"("t7":{"dtype":"U8","shape":[0],"data_offsets":[20,20]}})";
+  check_malformed(safetensors_bytes(header, std::string(20, 'x')), "the header names 't7' twice");
+}
+
 BOOST_AUTO_TEST_CASE(empty_tensors_sit_between_others) {
   TempDir dir;
   const auto path = dir / "e.safetensors";
