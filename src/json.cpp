@@ -21,19 +21,19 @@ void throw_json_invalid(std::string_view what, const nlohmann::detail::exception
 
 bool ObjectKeys::insert(const std::string& key) {
   if (!many_.empty()) return many_.emplace(key.data(), key.size()).second;
-  if (std::find(few_.begin(), few_.end(), key) != few_.end()) return false;
-  if (few_.size() < few) {
-    few_.push_back(key);
+  const auto known = few_.begin() + std::ptrdiff_t(count_);
+  if (std::find(few_.begin(), known, key) != known) return false;
+  if (count_ < few_.size()) {
+    few_[count_++] = key;
     return true;
   }
-  many_.reserve(2 * few);
-  for (const std::string& known : few_) many_.emplace(known.data(), known.size());
-  few_.clear();
+  for (const std::string& name : few_) many_.emplace(name.data(), name.size());
+  count_ = 0;
   return many_.emplace(key.data(), key.size()).second;
 }
 
 void ObjectKeys::clear() {
-  few_.clear();
+  count_ = 0;
   many_.clear();
 }
 

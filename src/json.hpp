@@ -3,6 +3,7 @@
 // nlohmann-json's SAX parser, with the limits checked while it reads.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <memory_resource>
 #include <string>
@@ -33,8 +34,8 @@ class ObjectKeys {
   void clear();
 
  private:
-  static constexpr std::size_t few = 8;
-  std::vector<std::string> few_;
+  std::array<std::string, 8> few_;  // the first keys, in order
+  std::size_t count_ = 0;            // of them in few_; 0 once they moved to many_
   std::pmr::unordered_set<std::pmr::string> many_;
 };
 

@@ -7,7 +7,7 @@
 //
 // Arrow C++ is the one pyarrow ships (a virtual environment with pyarrow; no CMake target):
 //   P=$(venv/bin/python -c 'import pyarrow, os; print(os.path.dirname(pyarrow.__file__))')
-//   g++ -O2 -std=c++20 -Iinclude -I$P/include test/arrow/arrow_cpp_bench.cpp build/libzerotensor.a \
+//   g++ -O2 -std=c++20 -Iinclude -I/usr/include/eigen3 -I$P/include test/arrow/arrow_cpp_bench.cpp build/libzerotensor.a \
 //       $P/libarrow.so.* -Wl,-rpath,$P -o arrow_cpp_bench && taskset -c 1 ./arrow_cpp_bench
 #include <arrow/api.h>
 #include <arrow/c/abi.h>
