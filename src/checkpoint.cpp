@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "concat.hpp"
+#include "file_tensor.hpp"
 #include "checkpoint_index.hpp"
 #include "checkpoint_shards.hpp"
 #include "file_io.hpp"
@@ -162,10 +163,7 @@ Checkpoint load_sharded(const fs::path& index_path, const CheckpointOptions& opt
 }  // namespace
 
 const AnyTensor& Checkpoint::at(std::string_view name) const {
-  const auto found = tensors.find(name);
-  if (found == tensors.end())
-    throw ValueError(concat("Checkpoint: no tensor named '", name, "' among ", tensors.size(), " tensors"));
-  return found->second;
+  return detail::tensor_named(tensors, name, "Checkpoint");
 }
 
 Checkpoint load_checkpoint(PathRef path, CheckpointOptions options) {

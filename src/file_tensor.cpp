@@ -70,6 +70,14 @@ void refuse_zip_archive(std::span<const std::byte> file, std::string_view format
     throw ValueError(concat(description, ": is a zip archive (torch.save, np.savez), not a ", format, " file"));
 }
 
+const AnyTensor& tensor_named(const std::map<std::string, AnyTensor, std::less<>>& tensors, std::string_view name,
+                              std::string_view collection) {
+  const auto found = tensors.find(name);
+  if (found == tensors.end())
+    throw ValueError(concat(collection, ": no tensor named '", name, "' among ", tensors.size(), " tensors"));
+  return found->second;
+}
+
 MapAccess mapping_access(const LoadOptions& options) {
   if (options.device != cpu) {
     if (options.copy == false)

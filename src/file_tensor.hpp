@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <string>
 #include <span>
 #include <string_view>
 
@@ -31,6 +33,11 @@ AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, 
 /// archives, which reach the loaders by mistake and would otherwise fail on a nonsensical
 /// header. `format` (".npy") is what the loader reads.
 void refuse_zip_archive(std::span<const std::byte> file, std::string_view format, std::string_view description);
+
+/// The tensor called `name` among a loaded file's `tensors`; ValueError naming `collection`
+/// ("SafetensorsFile") and the count when there is none.
+const AnyTensor& tensor_named(const std::map<std::string, AnyTensor, std::less<>>& tensors, std::string_view name,
+                              std::string_view collection);
 
 /// The access to map a file with for `options`: copies only read, so copy = true maps read-only.
 MapAccess mapping_access(const LoadOptions& options);

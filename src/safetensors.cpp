@@ -322,10 +322,7 @@ std::vector<index_t> stored_shape(const AnyTensor& tensor) {
 }  // namespace
 
 const AnyTensor& SafetensorsFile::at(std::string_view name) const {
-  const auto found = tensors.find(name);
-  if (found == tensors.end())
-    throw ValueError(concat("SafetensorsFile: no tensor named '", name, "' among ", tensors.size(), " tensors"));
-  return found->second;
+  return detail::tensor_named(tensors, name, "SafetensorsFile");
 }
 
 SafetensorsFile load_safetensors(PathRef path, LoadOptions options) {

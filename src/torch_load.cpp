@@ -237,10 +237,7 @@ class HeaderFile {
 }  // namespace
 
 const AnyTensor& TorchFile::at(std::string_view name) const {
-  const auto found = tensors.find(name);
-  if (found == tensors.end())
-    throw ValueError(concat("TorchFile: no tensor named '", name, "' among ", tensors.size(), " tensors"));
-  return found->second;
+  return detail::tensor_named(tensors, name, "TorchFile");
 }
 
 TorchFile load_torch(PathRef path, LoadOptions options) { return detail::load_torch_selected(path, options, {}); }
