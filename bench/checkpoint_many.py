@@ -32,8 +32,9 @@ def write_model(directory, count):
         weight_map[name] = f"model-{i % SHARDS + 1:05d}-of-{SHARDS:05d}.safetensors"
     for s, tensors in enumerate(shards):
         save_file(tensors, os.path.join(directory, f"model-{s + 1:05d}-of-{SHARDS:05d}.safetensors"))
+    # As transformers and huggingface_hub write it: indented, keys sorted.
     with open(os.path.join(directory, "model.safetensors.index.json"), "w") as f:
-        json.dump({"metadata": {}, "weight_map": weight_map}, f)
+        f.write(json.dumps({"metadata": {}, "weight_map": weight_map}, indent=2, sort_keys=True) + "\n")
 
 
 def main():
