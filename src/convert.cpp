@@ -183,25 +183,27 @@ ZT_AVX2_CLONES void convert_values(const From* __restrict in, To* __restrict out
   for (index_t i = 0; i < count; ++i) out[i] = convert_value<To>(in[i]);
 }
 
-/// Float -> an integer of at most 32 bits, in chunks, in one vectorised pass: each value
-/// within int32 converts through int32, which gives float_to_integer's value; a chunk that
-/// held any other (NaN, or one to saturate) is converted again value by value.
+/// Float -> an integer of at most 32 bits, in chunks of a fixed size (a loop the compiler
+/// vectorises and unrolls whole): each value within int32 converts through int32, which
+/// gives float_to_integer's value; a chunk that held any other (NaN, or one to saturate) is
+/// converted again value by value, as is the tail after the last whole chunk.
 template <class To, class From>
 ZT_AVX2_CLONES void float_to_small_integers(const From* __restrict in, To* __restrict out, index_t count) {
   constexpr index_t chunk = 64;
   constexpr From lowest = From(-2147483648.0), limit = From(2147483648.0);
-  for (index_t start = 0; start < count; start += chunk) {
-    const index_t n = std::min(chunk, count - start);
+  index_t start = 0;
+  for (; start + chunk <= count; start += chunk) {
     int outside = 0;  // an int reduction vectorises where a bool one does not
-    for (index_t i = 0; i < n; ++i) {
+    for (index_t i = 0; i < chunk; ++i) {
       const From value = in[start + i];
       const bool inside = (value >= lowest) & (value < limit);
       outside |= !inside;
       out[start + i] = static_cast<To>(static_cast<std::int32_t>(inside ? value : From(0)));
     }
     if (outside != 0)
-      for (index_t i = 0; i < n; ++i) out[start + i] = float_to_integer<To>(in[start + i]);
+      for (index_t i = 0; i < chunk; ++i) out[start + i] = float_to_integer<To>(in[start + i]);
   }
+  for (; start < count; ++start) out[start] = float_to_integer<To>(in[start]);
 }
 
 /// Every 8-bit float code converted to `To`, for decoding by table look-up.
