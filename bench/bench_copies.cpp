@@ -6,7 +6,8 @@
 //   clone() of a transposed 4096 x 4096 float32
 //   copy_into from the even to the odd columns of one 4096 x 4096 float32 buffer (disjoint)
 //   load_npy(copy = true) of a 1 KB file, against open + pread of the same file, on 1 and 2
-//   threads (the 2-thread rows are separate benchmarks of the same 2 threads)
+//   threads (the 2-thread rows are separate benchmarks of the same 2 threads); the same for
+//   load_safetensors(copy = true) of a 1 KB file on 1 thread
 //   ToOptions::threads: the transposed clone, a 1.5 MiB one (just above one thread's MiB)
 //   and float32 -> int32 of 4e6 elements on 2 threads against the same copy on 1
 #include <benchmark/benchmark.h>
@@ -27,6 +28,7 @@
 #include "ratio.hpp"
 #include "zerotensor/convert.hpp"
 #include "zerotensor/npy.hpp"
+#include "zerotensor/safetensors.hpp"
 
 #if ZT_HAVE_TORCH
 #include <ATen/ATen.h>
@@ -142,6 +144,17 @@ const std::string& small_npy() {
   return path;
 }
 
+/// A 1 KB .safetensors file (one float32 tensor), written once.
+const std::string& small_safetensors() {
+  static const std::string path = [] {
+    const std::string file = (std::filesystem::temp_directory_path() / "zt_bench_copies_1k.safetensors").string();
+    std::vector<float> values = filled<float>(240);  // 960 data bytes after a header of 64
+    zt::save_safetensors(file, {{"x", zt::Tensor<float, 1>(values.data(), {240}, {1})}});
+    return file;
+  }();
+  return path;
+}
+
 void open_pread(const std::string& path, std::size_t bytes) {
   thread_local std::vector<char> into(1 << 16);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -241,9 +254,18 @@ int main(int argc, char** argv) {
         benchmark::DoNotOptimize(loaded.data_ptr());
       },
       [&npy] { open_pread(npy, 1024); });
+  const std::string& safetensors = small_safetensors();
+  zt_bench::register_paired(
+      comparisons, "BM_load_safetensors_copy_1k_vs_open_pread", "open + pread",
+      [&safetensors] {
+        zt::SafetensorsFile loaded = zt::load_safetensors(safetensors, {.copy = true});
+        benchmark::DoNotOptimize(&loaded);
+      },
+      [&safetensors] { open_pread(safetensors, 1024); });
   comparisons.push_back({"BM_load_npy_copy_1k/real_time/threads:2", "BM_open_pread_1k/real_time/threads:2"});
   register_threads(comparisons);
   const int status = zt_bench::run(argc, argv, comparisons);
   std::filesystem::remove(npy);
+  std::filesystem::remove(safetensors);
   return status;
 }
