@@ -1,6 +1,8 @@
 // The copies of issue 26, each timed in one loop with its floors (ratio.hpp's paired
 // benchmarks): memcpy of the output bytes, and, where libtorch is found, the same copy by
 // libtorch's copy_ / .contiguous(), on one thread (ZT_BENCH_TORCH_THREADS=0: its default).
+// copy_ writes into the same memory as copy_into, so that both sides store to the same
+// alignment and pages.
 //   conversions of 1e6 elements: float32 → int32, float32 → float16, float16 → float32
 //   one column: shape (1e6, 1), strides (2, 1), float32, copied into a fresh (1e6, 1)
 //   clone() of a transposed 4096 x 4096 float32
@@ -74,7 +76,7 @@ Row conversion(const std::string& name) {
 #if ZT_HAVE_TORCH
   row.torch = [] {
     static at::Tensor source = at::from_blob(in.data(), {million}, torch_type<From>());
-    static at::Tensor destination = at::empty({million}, torch_type<To>());
+    static at::Tensor destination = at::from_blob(out.data(), {million}, torch_type<To>());
     destination.copy_(source);
   };
 #endif
@@ -90,7 +92,7 @@ Row column() {
 #if ZT_HAVE_TORCH
   row.torch = [] {
     static at::Tensor source = at::from_blob(in.data(), {million, 1}, {2, 1}, at::kFloat);
-    static at::Tensor destination = at::empty({million, 1}, at::kFloat);
+    static at::Tensor destination = at::from_blob(out.data(), {million, 1}, at::kFloat);
     destination.copy_(source);
   };
 #endif
