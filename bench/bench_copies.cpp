@@ -1,12 +1,15 @@
 // The copies of issue 26, each timed in one loop with its floors (ratio.hpp's paired
 // benchmarks): memcpy of the output bytes, and, where libtorch is found, the same copy by
 // libtorch's copy_ / .contiguous(), on one thread (ZT_BENCH_TORCH_THREADS=0: its default).
+// copy_ writes into the same memory as copy_into, so that both sides store to the same
+// alignment and pages.
 //   conversions of 1e6 elements: float32 → int32, float32 → float16, float16 → float32
 //   one column: shape (1e6, 1), strides (2, 1), float32, copied into a fresh (1e6, 1)
 //   clone() of a transposed 4096 x 4096 float32
 //   copy_into from the even to the odd columns of one 4096 x 4096 float32 buffer (disjoint)
 //   load_npy(copy = true) of a 1 KB file, against open + pread of the same file, on 1 and 2
-//   threads (the 2-thread rows are separate benchmarks of the same 2 threads)
+//   threads (the 2-thread rows are separate benchmarks of the same 2 threads); the same for
+//   load_safetensors(copy = true) of a 1 KB file on 1 thread
 //   ToOptions::threads: the transposed clone, a 1.5 MiB one (just above one thread's MiB)
 //   and float32 -> int32 of 4e6 elements on 2 threads against the same copy on 1
 #include <benchmark/benchmark.h>
@@ -27,6 +30,7 @@
 #include "ratio.hpp"
 #include "zerotensor/convert.hpp"
 #include "zerotensor/npy.hpp"
+#include "zerotensor/safetensors.hpp"
 
 #if ZT_HAVE_TORCH
 #include <ATen/ATen.h>
@@ -72,7 +76,7 @@ Row conversion(const std::string& name) {
 #if ZT_HAVE_TORCH
   row.torch = [] {
     static at::Tensor source = at::from_blob(in.data(), {million}, torch_type<From>());
-    static at::Tensor destination = at::empty({million}, torch_type<To>());
+    static at::Tensor destination = at::from_blob(out.data(), {million}, torch_type<To>());
     destination.copy_(source);
   };
 #endif
@@ -88,7 +92,7 @@ Row column() {
 #if ZT_HAVE_TORCH
   row.torch = [] {
     static at::Tensor source = at::from_blob(in.data(), {million, 1}, {2, 1}, at::kFloat);
-    static at::Tensor destination = at::empty({million, 1}, at::kFloat);
+    static at::Tensor destination = at::from_blob(out.data(), {million, 1}, at::kFloat);
     destination.copy_(source);
   };
 #endif
@@ -137,6 +141,17 @@ const std::string& small_npy() {
     const std::string file = (std::filesystem::temp_directory_path() / "zt_bench_copies_1k.npy").string();
     std::vector<float> values = filled<float>(224);  // 896 data bytes after a 128-byte header
     zt::save_npy(file, zt::Tensor<float, 1>(values.data(), {224}, {1}));
+    return file;
+  }();
+  return path;
+}
+
+/// A 1 KB .safetensors file (one float32 tensor), written once.
+const std::string& small_safetensors() {
+  static const std::string path = [] {
+    const std::string file = (std::filesystem::temp_directory_path() / "zt_bench_copies_1k.safetensors").string();
+    std::vector<float> values = filled<float>(240);  // 960 data bytes after a header of about 70
+    zt::save_safetensors(file, {{"x", zt::Tensor<float, 1>(values.data(), {240}, {1})}});
     return file;
   }();
   return path;
@@ -241,9 +256,18 @@ int main(int argc, char** argv) {
         benchmark::DoNotOptimize(loaded.data_ptr());
       },
       [&npy] { open_pread(npy, 1024); });
+  const std::string& safetensors = small_safetensors();
+  zt_bench::register_paired(
+      comparisons, "BM_load_safetensors_copy_1k_vs_open_pread", "open + pread",
+      [&safetensors] {
+        zt::SafetensorsFile loaded = zt::load_safetensors(safetensors, {.copy = true});
+        benchmark::DoNotOptimize(&loaded);
+      },
+      [&safetensors] { open_pread(safetensors, 1024); });
   comparisons.push_back({"BM_load_npy_copy_1k/real_time/threads:2", "BM_open_pread_1k/real_time/threads:2"});
   register_threads(comparisons);
   const int status = zt_bench::run(argc, argv, comparisons);
   std::filesystem::remove(npy);
+  std::filesystem::remove(safetensors);
   return status;
 }

@@ -1,7 +1,6 @@
 #include "checkpoint_shards.hpp"
 
 #include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -23,14 +22,6 @@ unsigned thread_count(unsigned asked, std::size_t shards) {
   return unsigned(std::max<std::size_t>(1, std::min<std::size_t>(wanted, shards)));
 }
 
-/// Closes a descriptor on every path out.
-struct Descriptor {
-  int fd;
-  ~Descriptor() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
 }  // namespace
 
 ShardReader::ShardReader(const CheckpointOptions& options, std::vector<ShardFile> files)
@@ -46,17 +37,17 @@ void ShardReader::advance(std::uint64_t bytes) {
 }
 
 void ShardReader::prefetch(const ShardFile& file, std::vector<std::byte>& buffer) {
-  const Descriptor in{::open(file.path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (in.fd < 0)
-    throw_io_error(concat("load_checkpoint: unable to open file <", file.path.native(), "> to prefetch"), errno);
-  ::posix_fadvise(in.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  const InputFile in(file.path);
+  if (in.open_error() != 0)
+    throw_io_error(concat("load_checkpoint: unable to open file <", file.path.native(), "> to prefetch"),
+                   in.open_error());
+  ::posix_fadvise(in.descriptor(), 0, 0, POSIX_FADV_SEQUENTIAL);
   buffer.resize(std::max<std::size_t>(options_.prefetch_chunk, 1));
-  for (off_t offset = 0;;) {
-    const ssize_t got = ::pread(in.fd, buffer.data(), buffer.size(), offset);
-    if (got < 0 && errno == EINTR) continue;
+  for (std::uint64_t offset = 0;;) {
+    const ssize_t got = in.read_some(offset, buffer);
     if (got < 0) throw_io_error(concat("load_checkpoint: unable to read file <", file.path.native(), ">"), errno);
     if (got == 0) return;
-    offset += got;
+    offset += std::uint64_t(got);
     advance(std::uint64_t(got));
   }
 }

@@ -26,6 +26,32 @@ void throw_io_error(std::string_view context, int os_error, std::string_view mes
   throw IOError(concat(context, ": ", message));
 }
 
+InputFile::InputFile(PathRef path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+  if (fd_ < 0) open_error_ = errno;
+}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+ssize_t InputFile::read_some(std::uint64_t offset, std::span<std::byte> destination) const {
+  ssize_t got = 0;
+  do got = ::pread(fd_, destination.data(), destination.size(), off_t(offset));
+  while (got < 0 && errno == EINTR);
+  return got;
+}
+
+ssize_t InputFile::read_full(std::uint64_t offset, std::span<std::byte> destination) const {
+  std::size_t done = 0;
+  while (done < destination.size()) {
+    const ssize_t got = read_some(offset + done, destination.subspan(done));
+    if (got < 0) return got;
+    if (got == 0) break;
+    done += std::size_t(got);
+  }
+  return ssize_t(done);
+}
+
 namespace {
 
 /// The file a save replaces: the target of a symbolic link rather than the link itself.

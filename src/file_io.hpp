@@ -1,7 +1,11 @@
-// Internal: the one way an operating-system error becomes zt::IOError, and plain file
-// output for the format writers (save_npy, save_safetensors).
+// Internal: the one way an operating-system error becomes zt::IOError, the one file opened
+// for reading with pread (the copy = true loaders, load_torch's zip headers, checkpoint
+// prefetching), and plain file output for the format writers (save_npy, save_safetensors).
 #pragma once
 
+#include <sys/types.h>
+
+#include <cstdint>
 #include <filesystem>
 #include <span>
 #include <string_view>
@@ -17,6 +21,31 @@ namespace zt::detail {
 /// The same for a library error (Boost.Interprocess) that may carry no OS error number;
 /// then `message` gives the reason.
 [[noreturn]] void throw_io_error(std::string_view context, int os_error, std::string_view message);
+
+/// A file open for reading, closed when this is destroyed. It reports failures as errno
+/// values, so that each caller names its own operation in its message.
+class InputFile {
+ public:
+  /// Opens `path` read-only; where it cannot, open_error() is the OS error (not 0).
+  explicit InputFile(PathRef path);
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  ~InputFile();
+
+  int open_error() const { return open_error_; }
+  int descriptor() const { return fd_; }
+
+  /// One pread of up to destination.size() bytes at `offset`, repeated where a signal
+  /// interrupts it: the bytes read (fewer at the end of a regular file), or -1 with errno set.
+  ssize_t read_some(std::uint64_t offset, std::span<std::byte> destination) const;
+
+  /// Reads until `destination` is full or the file ends: the bytes read, or -1 with errno set.
+  ssize_t read_full(std::uint64_t offset, std::span<std::byte> destination) const;
+
+ private:
+  int fd_;
+  int open_error_ = 0;
+};
 
 /// Writes `parts` one after another to a temporary file beside `path` and renames it over
 /// `path` (the target of a symbolic link): atomic and durable. Readers and mappings of the

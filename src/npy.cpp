@@ -81,9 +81,7 @@ class HeaderParser {
     fail(concat("expected ", expected, " at position ", position_, ", found '", text_[position_], "'"));
   }
 
-  void skip_space() {
-    while (position_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[position_]))) ++position_;
-  }
+  void skip_space() { position_ = std::min(text_.find_first_not_of(" \t\n\v\f\r", position_), text_.size()); }
   bool accept(char c) {
     skip_space();
     if (position_ < text_.size() && text_[position_] == c) {

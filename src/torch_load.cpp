@@ -1,8 +1,5 @@
 #include "zerotensor/torch_load.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <bit>
 #include <cerrno>
 #include <charconv>
@@ -210,29 +207,15 @@ class Loader {
   TorchFile file_;
 };
 
-/// The file open for reading the zip's local headers with pread.
-class HeaderFile {
- public:
-  HeaderFile(PathRef path, const std::string& description)
-      : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)), description_(description) {
-    if (fd_ < 0) detail::throw_io_error(description_, errno);
-  }
-  HeaderFile(const HeaderFile&) = delete;
-  HeaderFile& operator=(const HeaderFile&) = delete;
-  ~HeaderFile() { ::close(fd_); }
-
-  void read(std::uint64_t offset, std::span<std::byte> destination) const {
-    const ssize_t read = ::pread(fd_, destination.data(), destination.size(), off_t(offset));
-    if (read < 0) detail::throw_io_error(concat(description_, ": reading a zip local header"), errno);
-    if (std::size_t(read) != destination.size())
-      throw IOError(concat(description_, ": the file ends at byte ", offset + std::uint64_t(read),
-                           " while its zip directory is read (it changed on disk)"));
-  }
-
- private:
-  int fd_;
-  const std::string& description_;
-};
+/// One zip local header from `file` (read_zip_directory's read_at).
+void read_header(const detail::InputFile& file, std::uint64_t offset, std::span<std::byte> destination,
+                 std::string_view description) {
+  const ssize_t read = file.read_full(offset, destination);
+  if (read < 0) detail::throw_io_error(concat(description, ": reading a zip local header"), errno);
+  if (std::size_t(read) != destination.size())
+    throw IOError(concat(description, ": the file ends at byte ", offset + std::uint64_t(read),
+                         " while its zip directory is read (it changed on disk)"));
+}
 
 }  // namespace
 
@@ -247,9 +230,11 @@ TorchFile detail::load_torch_selected(PathRef path, const LoadOptions& options, 
   const Buffer mapping = map_file(path, {.access = detail::mapping_access(options)});
   const std::span<const std::byte> file = mapping.bytes();
   refuse_legacy_format(file, description);
-  const HeaderFile headers(path, description);
-  const Records records = detail::read_zip_directory(
-      file, description, [&](std::uint64_t offset, std::span<std::byte> out) { headers.read(offset, out); });
+  const detail::InputFile headers(path);
+  if (headers.open_error() != 0) detail::throw_io_error(description, headers.open_error());
+  const Records records = detail::read_zip_directory(file, description, [&](std::uint64_t offset, std::span<std::byte> out) {
+    read_header(headers, offset, out, description);
+  });
   std::string prefix = archive_prefix(records, description);
   const bool foreign = foreign_byte_order(file, records, prefix, description);
   const detail::ZipRecord& pickle = records.find(prefix + "data.pkl")->second;

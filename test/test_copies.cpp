@@ -195,7 +195,7 @@ BOOST_AUTO_TEST_CASE(float16_converts_to_and_from_integers_through_float) {
   for (zt::index_t i = 0; i < 9; ++i) BOOST_TEST(static_cast<float>(back(i)) == expected_halves[std::size_t(i)]);
 }
 
-BOOST_AUTO_TEST_CASE(float_to_int32_and_uint8_in_chunks_with_and_without_edges) {
+BOOST_AUTO_TEST_CASE(float_to_int32_uint32_and_uint8_in_chunks_with_and_without_edges) {
   // 200 values: the first chunks of 64 all inside int32 (converted in bulk), the third holds
   // NaN, ±inf and values beyond int32 (converted value by value), the last a partial chunk.
   std::vector<float> values(200);
@@ -210,8 +210,10 @@ BOOST_AUTO_TEST_CASE(float_to_int32_and_uint8_in_chunks_with_and_without_edges) 
   values[154] = std::numeric_limits<float>::infinity();
   values[155] = -std::numeric_limits<float>::infinity();
   std::vector<std::int32_t> int32(200);
+  std::vector<std::uint32_t> uint32(200);
   std::vector<std::uint8_t> uint8(200);
   zt::copy_into(zt::Tensor<float, 1>(values.data(), {200}, {1}), zt::Tensor<std::int32_t, 1>(int32.data(), {200}, {1}));
+  zt::copy_into(zt::Tensor<float, 1>(values.data(), {200}, {1}), zt::Tensor<std::uint32_t, 1>(uint32.data(), {200}, {1}));
   zt::copy_into(zt::Tensor<float, 1>(values.data(), {200}, {1}), zt::Tensor<std::uint8_t, 1>(uint8.data(), {200}, {1}));
   const std::vector<std::pair<std::size_t, std::int64_t>> edges = {
       {10, 2147483520},  {11, -2147483648LL}, {12, 0}, {150, 0}, {151, 3000000000LL}, {152, -3000000000LL},
@@ -221,6 +223,7 @@ BOOST_AUTO_TEST_CASE(float_to_int32_and_uint8_in_chunks_with_and_without_edges) 
     for (const auto& [index, value] : edges)
       if (index == i) expected = value;
     BOOST_TEST_REQUIRE(int32[i] == std::int32_t(std::uint32_t(std::uint64_t(expected))), "value " << i);
+    BOOST_TEST_REQUIRE(uint32[i] == std::uint32_t(std::uint64_t(expected)), "value " << i);
     BOOST_TEST_REQUIRE(uint8[i] == std::uint8_t(std::uint64_t(expected)), "value " << i);
   }
   BOOST_TEST(int32[0] == -100);  // -100.25 truncates toward zero
@@ -228,6 +231,7 @@ BOOST_AUTO_TEST_CASE(float_to_int32_and_uint8_in_chunks_with_and_without_edges) 
   BOOST_TEST(int32[153] == std::numeric_limits<std::int32_t>::min());
   BOOST_TEST(int32[154] == -1);
   BOOST_TEST(int32[155] == 0);
+  BOOST_TEST(uint32[151] == 3000000000u);
 }
 
 BOOST_AUTO_TEST_CASE(every_other_element_of_any_type_and_odd_count_copies_in_order) {

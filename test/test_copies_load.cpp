@@ -88,3 +88,9 @@ BOOST_AUTO_TEST_CASE(copy_true_reads_files_below_at_and_above_one_page_whole) {
     }
   }
 }
+
+BOOST_AUTO_TEST_CASE(copy_true_of_a_device_that_reads_a_whole_page_is_refused_as_not_a_regular_file) {
+  // /dev/zero answers the first page-sized read in full, so its size is asked for, and it has none.
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy("/dev/zero", {.copy = true}), zt::IOError,
+                        with_message<zt::IOError>("unable to open file </dev/zero> in read-only mode: not a regular file"));
+}
