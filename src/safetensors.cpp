@@ -331,7 +331,7 @@ SafetensorsFile load_safetensors(PathRef path, LoadOptions options) {
 
 SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOptions& options,
                                                   const std::function<bool(std::string_view)>& keep) {
-  const std::string description = concat("load_safetensors: <", path.c_str(), ">");
+  const std::string description = std::string("load_safetensors: <") + path.c_str() + ">";  // no stream: every load builds it
   const MapAccess access = detail::mapping_access(options);
   // A copy of every tensor on the CPU reads the file into memory of its own: no mapping.
   const bool read = options.device == cpu && options.copy.value_or(false) && !keep;
