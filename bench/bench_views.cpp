@@ -90,6 +90,17 @@ struct Inputs {
 #endif
 };
 
+/// The inputs narrowed to extent 1 in dimension 1 (4 x 1 x 16): what expand() broadcasts.
+std::shared_ptr<Inputs> narrowed(const Inputs& in) {
+  auto out = std::make_shared<Inputs>(in);
+  out->typed = in.typed.narrow(1, 0, 1);
+  out->any = in.any.narrow(1, 0, 1);
+#if ZT_HAVE_TORCH
+  out->torch = in.torch.narrow(1, 0, 1);
+#endif
+  return out;
+}
+
 /// Registers the rows of one operation: `op` applied to the typed view and to the
 /// AnyTensor, each against its hand-built twin and against libtorch's `torch_op`.
 template <class Op, class TorchOp>
@@ -148,8 +159,8 @@ void register_all() {
   register_op("t_of_select", in, ZT_SAME_CALL(select(0, 1).t()), ZT_TORCH_CALL(select(0, 1).t()));
   register_op("unsqueeze", in, ZT_SAME_CALL(unsqueeze(1)), ZT_TORCH_CALL(unsqueeze(1)));
   register_op("squeeze_dim", in, ZT_SAME_CALL(unsqueeze(1).squeeze(1)), ZT_TORCH_CALL(unsqueeze(1).squeeze(1)));
-  register_op("expand", in, [](const auto& x) { return x.narrow(1, 0, 1).expand(std::array<zt::index_t, 3>{-1, 8, -1}); },
-              ZT_TORCH_CALL(narrow(1, 0, 1).expand({-1, 8, -1})));
+  register_op("expand", narrowed(*in), [](const auto& x) { return x.expand(std::array<zt::index_t, 3>{-1, 8, -1}); },
+              ZT_TORCH_CALL(expand({-1, 8, -1})));
   register_op("view", in, [](const auto& x) { return x.view(std::array<zt::index_t, 2>{32, 16}); },
               ZT_TORCH_CALL(view({32, 16})));
   register_op("reshape_as_view", in, [](const auto& x) { return x.reshape(std::array<zt::index_t, 2>{32, -1}); },
@@ -165,6 +176,8 @@ void register_all() {
               },
               ZT_TORCH_CALL(as_strided({4, 4}, {16, 1}, 8)));
   register_op("contiguous_already", in, ZT_SAME_CALL(contiguous()), ZT_TORCH_CALL(contiguous()));
+  // The floor of contiguous() of a contiguous tensor: a plain copy of the tensor object.
+  register_op("copy_vs_contiguous", in, [](const auto& x) { return x; }, ZT_TORCH_CALL(contiguous()));
   register_op("chunk_4", in, ZT_SAME_CALL(chunk(4, 1)), ZT_TORCH_CALL(chunk(4, 1)));
   register_op("split_4", in, ZT_SAME_CALL(split(2, 1)), ZT_TORCH_CALL(split(2, 1)));
   register_op("unbind_4", in, ZT_SAME_CALL(unbind(0)), ZT_TORCH_CALL(unbind(0)));

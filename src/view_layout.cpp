@@ -31,8 +31,6 @@ index_t checked_add(index_t a, index_t b) {
   return sum;
 }
 
-Layout layout_of_rank(std::size_t rank) { return Layout{DynamicExtents(rank, 0), DynamicExtents(rank, 0), 0}; }
-
 /// The wrapped dims of a list; `on_repeat(dim)` throws for a dim named twice.
 template <class OnRepeat>
 std::vector<std::size_t> wrap_dims(Sizes dims, std::size_t rank, OnRepeat on_repeat) {
@@ -265,35 +263,51 @@ bool view_strides(Sizes shape, Sizes strides, Sizes sizes, SizesOut out) {
   return view_d == -1;
 }
 
-void view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
+bool reshape_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
   infer_size(sizes, numel(shape), out_shape);
-  if (!view_strides(shape, strides, Sizes(out_shape.data(), out_shape.size()), out_strides))
-    throw ValueError(
-        "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
-        "contiguous subspaces). Use .reshape(...) instead.");
+  return view_strides(shape, strides, Sizes(out_shape.data(), out_shape.size()), out_strides);
 }
 
-std::optional<Layout> reshape_layout(Sizes shape, Sizes strides, Sizes sizes) {
-  Layout layout = layout_of_rank(sizes.size());
-  infer_size(sizes, numel(shape), {layout.shape.data(), layout.shape.size()});
-  if (!view_strides(shape, strides, layout.shape.span(), {layout.strides.data(), layout.strides.size()}))
-    return std::nullopt;
-  return layout;
+namespace {
+
+[[noreturn]] void throw_view_incompatible() {
+  throw ValueError(
+      "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
+      "contiguous subspaces). Use .reshape(...) instead.");
 }
 
-std::optional<DynamicExtents> flatten_shape(Sizes shape, index_t start_dim, index_t end_dim) {
+}  // namespace
+
+void view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
+  if (!reshape_layout(shape, strides, sizes, out_shape, out_strides)) throw_view_incompatible();
+}
+
+std::size_t flatten_rank(Sizes shape, index_t start_dim, index_t end_dim) {
   const std::size_t start = wrap_dim(start_dim, shape.size()), end = wrap_dim(end_dim, shape.size());
   if (start > end) throw ValueError("flatten() has invalid args: start_dim cannot come after end_dim");
-  if (shape.empty()) return DynamicExtents{1};
-  if (start == end) return std::nullopt;
-  DynamicExtents out(shape.size() - (end - start), 0);
-  std::copy_n(shape.begin(), start, out.begin());
-  out[start] = numel(shape.subspan(start, end - start + 1));
-  std::copy(shape.begin() + std::ptrdiff_t(end) + 1, shape.end(), out.begin() + start + 1);
-  return out;
+  return shape.empty() ? 1 : shape.size() - (end - start);
 }
 
-DynamicExtents unflatten_shape(Sizes shape, index_t dim, Sizes sizes) {
+bool flatten_layout(Sizes shape, Sizes strides, index_t start_dim, index_t end_dim, SizesOut out_shape,
+                    SizesOut out_strides) {
+  if (shape.empty()) {  // a rank-0 tensor becomes one element of rank 1
+    out_shape[0] = 1;
+    out_strides[0] = 1;
+    return true;
+  }
+  const std::size_t start = wrap_dim(start_dim, shape.size()), end = wrap_dim(end_dim, shape.size());
+  if (start == end) {
+    copy_layout(shape, strides, out_shape, out_strides);
+    return true;
+  }
+  std::copy_n(shape.begin(), start, out_shape.begin());
+  out_shape[start] = numel(shape.subspan(start, end - start + 1));
+  std::copy(shape.begin() + std::ptrdiff_t(end) + 1, shape.end(), out_shape.begin() + std::ptrdiff_t(start) + 1);
+  return view_strides(shape, strides, Sizes(out_shape.data(), out_shape.size()), out_strides);
+}
+
+void unflatten_layout(Sizes shape, Sizes strides, index_t dim, Sizes sizes, SizesOut out_shape,
+                      SizesOut out_strides) {
   const std::size_t d = wrap_dim(dim, shape.size());
   if (sizes.empty()) throw ValueError("unflatten: sizes must be non-empty");
   if (shape.empty()) throw IndexError(concat("Dimension specified as ", d, " but tensor has no dimensions"));
@@ -305,11 +319,11 @@ DynamicExtents unflatten_shape(Sizes shape, index_t dim, Sizes sizes) {
   if (plain && (overflow || product != size))
     throw ValueError(concat("unflatten: Provided sizes ", bracketed(sizes), " don't multiply up to the size of dim ",
                             d, " (", size, ") in the input tensor"));
-  DynamicExtents out(shape.size() - 1 + sizes.size(), 0);
-  std::copy_n(shape.begin(), d, out.begin());
-  infer_size(sizes, size, {out.data() + d, sizes.size()});
-  std::copy(shape.begin() + std::ptrdiff_t(d) + 1, shape.end(), out.begin() + d + sizes.size());
-  return out;
+  std::copy_n(shape.begin(), d, out_shape.begin());
+  infer_size(sizes, size, out_shape.subspan(d, sizes.size()));
+  std::copy(shape.begin() + std::ptrdiff_t(d) + 1, shape.end(), out_shape.begin() + std::ptrdiff_t(d + sizes.size()));
+  if (!view_strides(shape, strides, Sizes(out_shape.data(), out_shape.size()), out_strides))
+    throw_view_incompatible();
 }
 
 index_t as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_strides,
