@@ -340,9 +340,9 @@ index_t as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_str
   }
   const index_t offset = storage_offset.value_or(0);
   if (offset < 0) throw ValueError(concat("Tensor: invalid storage offset ", offset));
-  (void)checked_numel(sizes, 1, "as_strided()");
+  const bool result_empty = checked_numel(sizes, 1, "as_strided()") == 0;
   // The elements each reaches, relative to the source's first element: [low, high].
-  const bool source_empty = numel(shape) == 0, result_empty = numel(sizes) == 0;
+  const bool source_empty = numel(shape) == 0;
   index_t low = 0, high = -1;
   if (!source_empty) {
     const ElementReach reach = element_reach(shape, strides);
@@ -357,8 +357,7 @@ index_t as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_str
     throw ValueError(concat("as_strided: the view reaches elements [", offset, ", ", result_empty ? offset : result_high,
                             "] from the tensor's first element, outside the elements [", low, ", ", high,
                             "] the tensor reaches"));
-  std::copy(sizes.begin(), sizes.end(), out_shape.begin());
-  std::copy(new_strides.begin(), new_strides.end(), out_strides.begin());
+  copy_layout(sizes, new_strides, out_shape, out_strides);
   return offset;
 }
 
@@ -379,8 +378,8 @@ void view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, const v
   if (old_size > new_size) {
     const index_t ratio = old_size / new_size;
     for (std::size_t d = 0; d < last; ++d) out_strides[d] = checked_mul(strides[d], ratio);
+    // The same bytes: the source's shape passed checked_numel, so this one would too.
     out_shape[last] = checked_mul(shape[last], ratio);
-    (void)checked_numel(Sizes(out_shape.data(), out_shape.size()), std::size_t(new_size), "view(dtype)");
     return;
   }
   const index_t ratio = new_size / old_size;
@@ -438,6 +437,7 @@ Pieces split_pieces(Sizes shape, index_t split_size, index_t dim) {
   if (split_size == 0 && size != 0)
     throw ValueError(concat("split_size can only be 0 if dimension size is 0, but got dimension size of ", size));
   Pieces result{d, {}};
+  result.pieces.reserve(size == 0 ? 1 : std::size_t(size / split_size + (size % split_size != 0)));
   for (index_t start = 0;; start += split_size) {
     const index_t left = size - start;
     result.pieces.push_back({start, std::min(split_size, left)});
@@ -449,6 +449,7 @@ Pieces split_pieces(Sizes shape, Sizes split_sizes, index_t dim) {
   if (shape.empty()) throw ValueError("split expects at least a 1-dimensional tensor");
   const std::size_t d = wrap_dim(dim, shape.size());
   Pieces result{d, {}};
+  result.pieces.reserve(split_sizes.size());
   index_t start = 0;
   for (index_t length : split_sizes) {
     if (length < 0)
@@ -481,6 +482,7 @@ Pieces tensor_split_pieces(Sizes shape, index_t sections, index_t dim) {
   if (sections <= 0) throw ValueError(concat("number of sections must be larger than 0, got ", sections));
   const index_t size = shape[d], base = size / sections, extra = size % sections;
   Pieces result{d, {}};
+  result.pieces.reserve(std::size_t(sections));
   index_t start = 0;
   for (index_t i = 0; i < sections; ++i) {
     const index_t length = base + (i < extra ? 1 : 0);
@@ -501,6 +503,7 @@ Pieces tensor_split_pieces(Sizes shape, Sizes indices, index_t dim) {
     return index < 0 ? 0 : (index > size ? size : index);
   };
   Pieces result{d, {}};
+  result.pieces.reserve(indices.size() + 1);
   index_t start = 0;
   for (std::size_t i = 0; i <= indices.size(); ++i) {
     const index_t end = i < indices.size() ? clamp(indices[i]) : size;
