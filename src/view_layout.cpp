@@ -263,12 +263,14 @@ bool view_strides(Sizes shape, Sizes strides, Sizes sizes, SizesOut out) {
   return view_d == -1;
 }
 
-bool reshape_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
+namespace {
+
+/// reshape_layout's body, which view_layout shares rather than calls, so that neither
+/// passes its arguments on a second time.
+bool write_view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
   infer_size(sizes, numel(shape), out_shape);
   return view_strides(shape, strides, Sizes(out_shape.data(), out_shape.size()), out_strides);
 }
-
-namespace {
 
 [[noreturn]] void throw_view_incompatible() {
   throw ValueError(
@@ -278,8 +280,12 @@ namespace {
 
 }  // namespace
 
+bool reshape_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
+  return write_view_layout(shape, strides, sizes, out_shape, out_strides);
+}
+
 void view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
-  if (!reshape_layout(shape, strides, sizes, out_shape, out_strides)) throw_view_incompatible();
+  if (!write_view_layout(shape, strides, sizes, out_shape, out_strides)) throw_view_incompatible();
 }
 
 std::size_t flatten_rank(Sizes shape, index_t start_dim, index_t end_dim) {
