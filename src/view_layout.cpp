@@ -31,8 +31,6 @@ index_t checked_add(index_t a, index_t b) {
   return sum;
 }
 
-Layout layout_of_rank(std::size_t rank) { return Layout{DynamicExtents(rank, 0), DynamicExtents(rank, 0), 0}; }
-
 /// The wrapped dims of a list; `on_repeat(dim)` throws for a dim named twice.
 template <class OnRepeat>
 std::vector<std::size_t> wrap_dims(Sizes dims, std::size_t rank, OnRepeat on_repeat) {
@@ -265,35 +263,57 @@ bool view_strides(Sizes shape, Sizes strides, Sizes sizes, SizesOut out) {
   return view_d == -1;
 }
 
-void view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
+namespace {
+
+/// reshape_layout's body, which view_layout shares rather than calls, so that neither
+/// passes its arguments on a second time.
+bool write_view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
   infer_size(sizes, numel(shape), out_shape);
-  if (!view_strides(shape, strides, Sizes(out_shape.data(), out_shape.size()), out_strides))
-    throw ValueError(
-        "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
-        "contiguous subspaces). Use .reshape(...) instead.");
+  return view_strides(shape, strides, Sizes(out_shape.data(), out_shape.size()), out_strides);
 }
 
-std::optional<Layout> reshape_layout(Sizes shape, Sizes strides, Sizes sizes) {
-  Layout layout = layout_of_rank(sizes.size());
-  infer_size(sizes, numel(shape), {layout.shape.data(), layout.shape.size()});
-  if (!view_strides(shape, strides, layout.shape.span(), {layout.strides.data(), layout.strides.size()}))
-    return std::nullopt;
-  return layout;
+[[noreturn]] void throw_view_incompatible() {
+  throw ValueError(
+      "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
+      "contiguous subspaces). Use .reshape(...) instead.");
 }
 
-std::optional<DynamicExtents> flatten_shape(Sizes shape, index_t start_dim, index_t end_dim) {
+}  // namespace
+
+bool reshape_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
+  return write_view_layout(shape, strides, sizes, out_shape, out_strides);
+}
+
+void view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
+  if (!write_view_layout(shape, strides, sizes, out_shape, out_strides)) throw_view_incompatible();
+}
+
+std::size_t flatten_rank(Sizes shape, index_t start_dim, index_t end_dim) {
   const std::size_t start = wrap_dim(start_dim, shape.size()), end = wrap_dim(end_dim, shape.size());
   if (start > end) throw ValueError("flatten() has invalid args: start_dim cannot come after end_dim");
-  if (shape.empty()) return DynamicExtents{1};
-  if (start == end) return std::nullopt;
-  DynamicExtents out(shape.size() - (end - start), 0);
-  std::copy_n(shape.begin(), start, out.begin());
-  out[start] = numel(shape.subspan(start, end - start + 1));
-  std::copy(shape.begin() + std::ptrdiff_t(end) + 1, shape.end(), out.begin() + start + 1);
-  return out;
+  return shape.empty() ? 1 : shape.size() - (end - start);
 }
 
-DynamicExtents unflatten_shape(Sizes shape, index_t dim, Sizes sizes) {
+bool flatten_layout(Sizes shape, Sizes strides, index_t start_dim, index_t end_dim, SizesOut out_shape,
+                    SizesOut out_strides) {
+  if (shape.empty()) {  // a rank-0 tensor becomes one element of rank 1
+    out_shape[0] = 1;
+    out_strides[0] = 1;
+    return true;
+  }
+  const std::size_t start = wrap_dim(start_dim, shape.size()), end = wrap_dim(end_dim, shape.size());
+  if (start == end) {
+    copy_layout(shape, strides, out_shape, out_strides);
+    return true;
+  }
+  std::copy_n(shape.begin(), start, out_shape.begin());
+  out_shape[start] = numel(shape.subspan(start, end - start + 1));
+  std::copy(shape.begin() + std::ptrdiff_t(end) + 1, shape.end(), out_shape.begin() + std::ptrdiff_t(start) + 1);
+  return view_strides(shape, strides, Sizes(out_shape.data(), out_shape.size()), out_strides);
+}
+
+void unflatten_layout(Sizes shape, Sizes strides, index_t dim, Sizes sizes, SizesOut out_shape,
+                      SizesOut out_strides) {
   const std::size_t d = wrap_dim(dim, shape.size());
   if (sizes.empty()) throw ValueError("unflatten: sizes must be non-empty");
   if (shape.empty()) throw IndexError(concat("Dimension specified as ", d, " but tensor has no dimensions"));
@@ -305,11 +325,11 @@ DynamicExtents unflatten_shape(Sizes shape, index_t dim, Sizes sizes) {
   if (plain && (overflow || product != size))
     throw ValueError(concat("unflatten: Provided sizes ", bracketed(sizes), " don't multiply up to the size of dim ",
                             d, " (", size, ") in the input tensor"));
-  DynamicExtents out(shape.size() - 1 + sizes.size(), 0);
-  std::copy_n(shape.begin(), d, out.begin());
-  infer_size(sizes, size, {out.data() + d, sizes.size()});
-  std::copy(shape.begin() + std::ptrdiff_t(d) + 1, shape.end(), out.begin() + d + sizes.size());
-  return out;
+  std::copy_n(shape.begin(), d, out_shape.begin());
+  infer_size(sizes, size, out_shape.subspan(d, sizes.size()));
+  std::copy(shape.begin() + std::ptrdiff_t(d) + 1, shape.end(), out_shape.begin() + std::ptrdiff_t(d + sizes.size()));
+  if (!view_strides(shape, strides, Sizes(out_shape.data(), out_shape.size()), out_strides))
+    throw_view_incompatible();
 }
 
 index_t as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_strides,
@@ -326,9 +346,9 @@ index_t as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_str
   }
   const index_t offset = storage_offset.value_or(0);
   if (offset < 0) throw ValueError(concat("Tensor: invalid storage offset ", offset));
-  (void)checked_numel(sizes, 1, "as_strided()");
+  const bool result_empty = checked_numel(sizes, 1, "as_strided()") == 0;
   // The elements each reaches, relative to the source's first element: [low, high].
-  const bool source_empty = numel(shape) == 0, result_empty = numel(sizes) == 0;
+  const bool source_empty = numel(shape) == 0;
   index_t low = 0, high = -1;
   if (!source_empty) {
     const ElementReach reach = element_reach(shape, strides);
@@ -343,8 +363,7 @@ index_t as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_str
     throw ValueError(concat("as_strided: the view reaches elements [", offset, ", ", result_empty ? offset : result_high,
                             "] from the tensor's first element, outside the elements [", low, ", ", high,
                             "] the tensor reaches"));
-  std::copy(sizes.begin(), sizes.end(), out_shape.begin());
-  std::copy(new_strides.begin(), new_strides.end(), out_strides.begin());
+  copy_layout(sizes, new_strides, out_shape, out_strides);
   return offset;
 }
 
@@ -365,8 +384,8 @@ void view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, const v
   if (old_size > new_size) {
     const index_t ratio = old_size / new_size;
     for (std::size_t d = 0; d < last; ++d) out_strides[d] = checked_mul(strides[d], ratio);
+    // The same bytes: the source's shape passed checked_numel, so this one would too.
     out_shape[last] = checked_mul(shape[last], ratio);
-    (void)checked_numel(Sizes(out_shape.data(), out_shape.size()), std::size_t(new_size), "view(dtype)");
     return;
   }
   const index_t ratio = new_size / old_size;
@@ -424,6 +443,7 @@ Pieces split_pieces(Sizes shape, index_t split_size, index_t dim) {
   if (split_size == 0 && size != 0)
     throw ValueError(concat("split_size can only be 0 if dimension size is 0, but got dimension size of ", size));
   Pieces result{d, {}};
+  result.pieces.reserve(size == 0 ? 1 : std::size_t(size / split_size + (size % split_size != 0)));
   for (index_t start = 0;; start += split_size) {
     const index_t left = size - start;
     result.pieces.push_back({start, std::min(split_size, left)});
@@ -435,6 +455,7 @@ Pieces split_pieces(Sizes shape, Sizes split_sizes, index_t dim) {
   if (shape.empty()) throw ValueError("split expects at least a 1-dimensional tensor");
   const std::size_t d = wrap_dim(dim, shape.size());
   Pieces result{d, {}};
+  result.pieces.reserve(split_sizes.size());
   index_t start = 0;
   for (index_t length : split_sizes) {
     if (length < 0)
@@ -467,6 +488,7 @@ Pieces tensor_split_pieces(Sizes shape, index_t sections, index_t dim) {
   if (sections <= 0) throw ValueError(concat("number of sections must be larger than 0, got ", sections));
   const index_t size = shape[d], base = size / sections, extra = size % sections;
   Pieces result{d, {}};
+  result.pieces.reserve(std::size_t(sections));
   index_t start = 0;
   for (index_t i = 0; i < sections; ++i) {
     const index_t length = base + (i < extra ? 1 : 0);
@@ -487,6 +509,7 @@ Pieces tensor_split_pieces(Sizes shape, Sizes indices, index_t dim) {
     return index < 0 ? 0 : (index > size ? size : index);
   };
   Pieces result{d, {}};
+  result.pieces.reserve(indices.size() + 1);
   index_t start = 0;
   for (std::size_t i = 0; i <= indices.size(); ++i) {
     const index_t end = i < indices.size() ? clamp(indices[i]) : size;

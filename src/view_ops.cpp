@@ -1,6 +1,6 @@
-// AnyTensor's view operations: the layouts of detail/view_layout.hpp, each result built by
-// detail::make_view with this tensor's owner, device and writability.
-#include <array>
+// AnyTensor's view operations: the layouts of detail/view_layout.hpp, each written by
+// AnyTensor::derive into a result with this tensor's owner, device and writability
+// (squeeze's, whose rank depends on the extents, built whole by detail::make_view).
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -28,30 +28,6 @@ AnyTensor from_layout(const AnyTensor& tensor, detail::Layout&& layout) {
                            layout.strides.span(), std::move(owner), tensor.device(), tensor.is_writable());
 }
 
-/// A view of rank `rank` and dtype `dtype` whose layout `write(shape, strides)` writes,
-/// returning its first element in elements from `tensor`'s (a layout that returns nothing
-/// keeps the first element). The layout is written on the stack, as a view built by hand
-/// is, and copied once into the result.
-template <class Write>
-AnyTensor derive(const AnyTensor& tensor, std::size_t rank, Write&& write, DType dtype) {
-  std::array<index_t, 2 * DynamicExtents::inline_capacity> small;
-  std::vector<index_t> large(2 * rank > small.size() ? 2 * rank : 0);
-  index_t* const buffer = large.empty() ? small.data() : large.data();
-  const SizesOut shape(buffer, rank), strides(buffer + rank, rank);
-  index_t offset = 0;
-  if constexpr (std::is_void_v<decltype(write(shape, strides))>)
-    write(shape, strides);
-  else
-    offset = write(shape, strides);
-  KeepAlive owner = tensor.owner();
-  return detail::make_view(dtype, element_address(tensor, offset), shape, strides, std::move(owner), tensor.device(),
-                           tensor.is_writable());
-}
-template <class Write>
-AnyTensor derive(const AnyTensor& tensor, std::size_t rank, Write&& write) {
-  return derive(tensor, rank, std::forward<Write>(write), tensor.dtype());
-}
-
 std::vector<AnyTensor> narrow_pieces(const AnyTensor& tensor, const detail::Pieces& split) {
   std::vector<AnyTensor> out;
   out.reserve(split.pieces.size());
@@ -73,71 +49,82 @@ ContiguousCopy contiguous_copy(DType dtype, const void* data, Sizes shape, Sizes
 
 }  // namespace detail
 
+template <class Write>
+AnyTensor AnyTensor::derive(std::size_t rank, DType dtype, Write&& write) const {
+  AnyTensor view(dtype, data_, rank, owner_, device_, writable_);
+  const SizesOut shape(view.shape_.data(), rank), strides(view.strides_.data(), rank);
+  if constexpr (std::is_void_v<decltype(write(shape, strides))>)
+    write(shape, strides);
+  else
+    view.data_ = element_address(*this, write(shape, strides));
+  return view;
+}
+
 AnyTensor AnyTensor::narrow(index_t dim, index_t start, index_t length) const {
-  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
+  return derive(rank(), dtype_, [&](SizesOut shape, SizesOut strides) {
     return detail::narrow_layout(shape_.span(), strides_.span(), dim, start, length, shape, strides);
   });
 }
 
 AnyTensor AnyTensor::slice(index_t dim, std::optional<index_t> start, std::optional<index_t> end, index_t step) const {
-  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
+  return derive(rank(), dtype_, [&](SizesOut shape, SizesOut strides) {
     return detail::slice_layout(shape_.span(), strides_.span(), dim, start, end, step, shape, strides);
   });
 }
 
 AnyTensor AnyTensor::select(index_t dim, index_t index) const {
   // A rank-0 tensor gets select_layout's error before the result's rank is needed.
-  return derive(*this, rank() == 0 ? 0 : rank() - 1, [&](SizesOut shape, SizesOut strides) {
+  return derive(rank() == 0 ? 0 : rank() - 1, dtype_, [&](SizesOut shape, SizesOut strides) {
     return detail::select_layout(shape_.span(), strides_.span(), dim, index, shape, strides);
   });
 }
 
 AnyTensor AnyTensor::transpose(index_t dim0, index_t dim1) const {
-  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
+  return derive(rank(), dtype_, [&](SizesOut shape, SizesOut strides) {
     detail::transpose_layout(shape_.span(), strides_.span(), dim0, dim1, shape, strides);
   });
 }
 
 AnyTensor AnyTensor::permute(List dims) const {
-  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
+  return derive(rank(), dtype_, [&](SizesOut shape, SizesOut strides) {
     detail::permute_layout(shape_.span(), strides_.span(), dims, shape, strides);
   });
 }
 
 AnyTensor AnyTensor::movedim(index_t source, index_t destination) const {
-  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
+  return derive(rank(), dtype_, [&](SizesOut shape, SizesOut strides) {
     detail::movedim_layout(shape_.span(), strides_.span(), source, destination, shape, strides);
   });
 }
 
 AnyTensor AnyTensor::movedim(List sources, List destinations) const {
-  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
+  return derive(rank(), dtype_, [&](SizesOut shape, SizesOut strides) {
     detail::movedim_layout(shape_.span(), strides_.span(), sources, destinations, shape, strides);
   });
 }
 
 AnyTensor AnyTensor::t() const {
-  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
+  return derive(rank(), dtype_, [&](SizesOut shape, SizesOut strides) {
     detail::t_layout(shape_.span(), strides_.span(), shape, strides);
   });
 }
 
 AnyTensor AnyTensor::mT() const {
-  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
+  return derive(rank(), dtype_, [&](SizesOut shape, SizesOut strides) {
     detail::matrix_transpose_layout("mT", shape_.span(), strides_.span(), shape, strides);
   });
 }
 
 AnyTensor AnyTensor::mH() const {
   if (is_complex(dtype_)) detail::throw_conjugate_view("mH", dtype_);
-  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
+  return derive(rank(), dtype_, [&](SizesOut shape, SizesOut strides) {
     detail::matrix_transpose_layout("mH", shape_.span(), strides_.span(), shape, strides);
   });
 }
 
 AnyTensor AnyTensor::adjoint() const {
   if (is_complex(dtype_)) detail::throw_conjugate_view("adjoint()", dtype_);
-  return derive(*this, rank(), [&](SizesOut shape, SizesOut strides) {
+  return derive(rank(), dtype_, [&](SizesOut shape, SizesOut strides) {
     detail::matrix_transpose_layout("adjoint()", shape_.span(), strides_.span(), shape, strides);
   });
 }
@@ -149,54 +136,64 @@ AnyTensor AnyTensor::squeeze(List dims) const {
 }
 
 AnyTensor AnyTensor::unsqueeze(index_t dim) const {
-  return derive(*this, rank() + 1, [&](SizesOut shape, SizesOut strides) {
+  return derive(rank() + 1, dtype_, [&](SizesOut shape, SizesOut strides) {
     detail::unsqueeze_layout(shape_.span(), strides_.span(), dim, shape, strides);
   });
 }
 
 AnyTensor AnyTensor::expand(List sizes) const {
-  return derive(*this, sizes.size(), [&](SizesOut shape, SizesOut strides) {
+  return derive(sizes.size(), dtype_, [&](SizesOut shape, SizesOut strides) {
     detail::expand_layout(shape_.span(), strides_.span(), sizes, shape, strides);
   });
 }
 
 AnyTensor AnyTensor::view(List sizes) const {
-  return derive(*this, sizes.size(), [&](SizesOut shape, SizesOut strides) {
+  return derive(sizes.size(), dtype_, [&](SizesOut shape, SizesOut strides) {
     detail::view_layout(shape_.span(), strides_.span(), sizes, shape, strides);
   });
 }
 
 AnyTensor AnyTensor::reshape(List sizes) const {
-  if (std::optional<detail::Layout> layout = detail::reshape_layout(shape_.span(), strides_.span(), sizes))
-    return from_layout(*this, std::move(*layout));
-  return clone().view(sizes);
+  bool viewed = true;
+  AnyTensor view = derive(sizes.size(), dtype_, [&](SizesOut shape, SizesOut strides) {
+    viewed = detail::reshape_layout(shape_.span(), strides_.span(), sizes, shape, strides);
+  });
+  if (!viewed) view = clone().view(sizes);
+  return view;
 }
 
 AnyTensor AnyTensor::flatten(index_t start_dim, index_t end_dim) const {
-  if (std::optional<DynamicExtents> shape = detail::flatten_shape(shape_.span(), start_dim, end_dim))
-    return reshape(shape->span());
-  return *this;
+  bool viewed = true;
+  AnyTensor view = derive(detail::flatten_rank(shape_.span(), start_dim, end_dim), dtype_,
+                          [&](SizesOut shape, SizesOut strides) {
+                            viewed = detail::flatten_layout(shape_.span(), strides_.span(), start_dim, end_dim, shape,
+                                                            strides);
+                          });
+  if (!viewed) view = clone().flatten(start_dim, end_dim);
+  return view;
 }
 
 AnyTensor AnyTensor::unflatten(index_t dim, List sizes) const {
-  return view(detail::unflatten_shape(shape_.span(), dim, sizes).span());
+  return derive(rank() == 0 ? 0 : rank() - 1 + sizes.size(), dtype_, [&](SizesOut shape, SizesOut strides) {
+    detail::unflatten_layout(shape_.span(), strides_.span(), dim, sizes, shape, strides);
+  });
 }
 
 AnyTensor AnyTensor::diagonal(index_t offset, index_t dim1, index_t dim2) const {
   // Ranks below 2 get diagonal_layout's error before the result's rank is needed.
-  return derive(*this, rank() < 2 ? 0 : rank() - 1, [&](SizesOut shape, SizesOut strides) {
+  return derive(rank() < 2 ? 0 : rank() - 1, dtype_, [&](SizesOut shape, SizesOut strides) {
     return detail::diagonal_layout(shape_.span(), strides_.span(), offset, dim1, dim2, shape, strides);
   });
 }
 
 AnyTensor AnyTensor::unfold(index_t dim, index_t size, index_t step) const {
-  return derive(*this, rank() + 1, [&](SizesOut shape, SizesOut strides) {
+  return derive(rank() + 1, dtype_, [&](SizesOut shape, SizesOut strides) {
     detail::unfold_layout(shape_.span(), strides_.span(), dim, size, step, shape, strides);
   });
 }
 
 AnyTensor AnyTensor::as_strided(List size, List stride, std::optional<index_t> storage_offset) const {
-  return derive(*this, size.size(), [&](SizesOut shape, SizesOut strides) {
+  return derive(size.size(), dtype_, [&](SizesOut shape, SizesOut strides) {
     return detail::as_strided_layout(shape_.span(), strides_.span(), size, stride, storage_offset, shape, strides);
   });
 }
@@ -233,7 +230,7 @@ AnyTensor AnyTensor::view(DType dtype) const {
   const auto write = [&](SizesOut shape, SizesOut strides) {
     detail::view_dtype_layout(shape_.span(), strides_.span(), dtype_, dtype, data_, shape, strides);
   };
-  return derive(*this, rank(), write, dtype);
+  return derive(rank(), dtype, write);
 }
 
 AnyTensor AnyTensor::view_as_real() const {
@@ -241,7 +238,7 @@ AnyTensor AnyTensor::view_as_real() const {
   const auto write = [&](SizesOut shape, SizesOut strides) {
     detail::view_as_real_layout(shape_.span(), strides_.span(), dtype_, shape, strides);
   };
-  return derive(*this, rank() + 1, write, part);
+  return derive(rank() + 1, part, write);
 }
 
 AnyTensor AnyTensor::view_as_complex() const {
@@ -249,7 +246,7 @@ AnyTensor AnyTensor::view_as_complex() const {
   const auto write = [&](SizesOut shape, SizesOut strides) {
     detail::view_as_complex_layout(shape_.span(), strides_.span(), dtype_, data_, shape, strides);
   };
-  return derive(*this, rank() == 0 ? 0 : rank() - 1, write, whole);
+  return derive(rank() == 0 ? 0 : rank() - 1, whole, write);
 }
 
 }  // namespace zt

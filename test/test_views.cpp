@@ -151,6 +151,30 @@ BOOST_AUTO_TEST_CASE(view_reshape_flatten_unflatten) {
   BOOST_TEST(c(1, 0, 0) == 4.0f);
 }
 
+BOOST_AUTO_TEST_CASE(flatten_copies_where_no_view_exists_and_static_ranks_name_the_operation) {
+  std::vector<float> data;
+  const auto x = cube(data);
+  const auto p = x.permute({1, 0, 2});  // strides (4, 12, 1): no two dimensions merge
+  const zt::Tensor<float, 1> flat = p.flatten<1>();
+  BOOST_TEST(flat.data() != data.data());
+  BOOST_TEST(flat.stride(0) == 1);
+  BOOST_TEST(flat(4) == 12.0f);
+  const zt::AnyTensor any_flat = zt::AnyTensor(p).flatten(1);
+  BOOST_TEST(any_flat.data_ptr() != data.data());
+  BOOST_TEST(shape_of(any_flat.shape()) == Shape({3, 8}));
+  BOOST_TEST(shape_of(any_flat.strides()) == Shape({8, 1}));
+  BOOST_TEST(any_flat.as<float>()(0, 4) == 12.0f);
+  BOOST_TEST(p.flatten(2).data() == data.data());  // one dimension: the tensor itself
+  BOOST_CHECK_EXCEPTION((void)x.view<2>({24}), zt::ValueError,
+                        exactly<zt::ValueError>("view(): expected rank 2; got rank 1"));
+  BOOST_CHECK_EXCEPTION((void)x.reshape<2>({24}), zt::ValueError,
+                        exactly<zt::ValueError>("reshape(): expected rank 2; got rank 1"));
+  BOOST_CHECK_EXCEPTION((void)x.flatten<2>(), zt::ValueError,
+                        exactly<zt::ValueError>("flatten(): expected rank 2; got rank 1"));
+  BOOST_CHECK_EXCEPTION((void)x.unflatten<3>(2, {2, 2}), zt::ValueError,
+                        exactly<zt::ValueError>("unflatten(): expected rank 3; got rank 4"));
+}
+
 BOOST_AUTO_TEST_CASE(diagonal_unfold_as_strided) {
   std::vector<float> data;
   const auto x = cube(data);

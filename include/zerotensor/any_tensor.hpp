@@ -234,6 +234,18 @@ class ZT_API AnyTensor {
       : data_(data), shape_(shape), strides_(strides), owner_(std::move(owner)), device_(device),
         dtype_(dtype), writable_(writable) {}
 
+  /// A view of rank `rank` whose extents are zero until derive() writes them.
+  AnyTensor(DType dtype, void* data, std::size_t rank, KeepAlive owner, Device device, bool writable)
+      : data_(data), shape_(rank, 0), strides_(rank, 0), owner_(std::move(owner)), device_(device), dtype_(dtype),
+        writable_(writable) {}
+
+  /// The view operations' builder (src/view_ops.cpp): a view of this memory, owner and
+  /// device, of rank `rank` and dtype `dtype`, whose layout `write(shape, strides)` writes
+  /// into the result's own shape and strides, returning its first element in elements
+  /// from this one's (a layout that returns nothing keeps the first element).
+  template <class Write>
+  [[nodiscard]] AnyTensor derive(std::size_t rank, DType dtype, Write&& write) const;
+
   static DynamicExtents&& dynamic_extents(DynamicExtents&& extents) noexcept { return std::move(extents); }
   template <std::size_t Rank>
   static DynamicExtents dynamic_extents(std::array<index_t, Rank>&& extents) {

@@ -26,7 +26,11 @@ class DynamicExtents {
 
   DynamicExtents() noexcept = default;
   DynamicExtents(std::size_t count, index_t value) : DynamicExtents(uninitialized(count)) {
-    for (index_t& slot : *this) slot = value;
+    // Inline, the whole array: a fixed-size fill, also of the slots past size_.
+    if (heap_)
+      std::fill_n(heap_, size_, value);
+    else
+      inline_.fill(value);
   }
   DynamicExtents(std::initializer_list<index_t> values)
       : DynamicExtents(std::span<const index_t>(values.begin(), values.size())) {}

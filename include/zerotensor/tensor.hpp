@@ -379,10 +379,10 @@ class Tensor {
   }
 
   /// Every extent-1 dimension dropped; or `dim`'s, or those of `dims`, when extent 1.
-  [[nodiscard]] Tensor<T> squeeze() const { return from_layout(detail::squeeze_layout(shape_, strides_), "squeeze()"); }
+  [[nodiscard]] Tensor<T> squeeze() const { return from_layout(detail::squeeze_layout(shape_, strides_)); }
   [[nodiscard]] Tensor<T> squeeze(index_t dim) const { return squeeze(List(&dim, 1)); }
   [[nodiscard]] Tensor<T> squeeze(List dims) const {
-    return from_layout(detail::squeeze_layout(shape_, strides_, dims), "squeeze()");
+    return from_layout(detail::squeeze_layout(shape_, strides_, dims));
   }
   [[nodiscard]] Tensor<T> squeeze(BracedList dims) const { return squeeze(List(dims.begin(), dims.size())); }
   /// A new extent-1 dimension at `dim` (in [-rank - 1, rank]).
@@ -435,26 +435,35 @@ class Tensor {
   /// view(sizes) when the strides allow it, else a contiguous copy (see contiguous()).
   template <std::size_t N = dynamic>
   [[nodiscard]] Tensor<T, N> reshape(List sizes) const {
-    if (std::optional<detail::Layout> layout = detail::reshape_layout(shape_, strides_, sizes))
-      return from_layout<N>(std::move(*layout), "reshape()");
-    return contiguous().template view<N>(sizes);
+    bool viewed = true;
+    Tensor<T, N> view = derive<N>(checked_result_rank<N>("reshape()", sizes.size()), [&](auto shape, auto strides) {
+      viewed = detail::reshape_layout(shape_, strides_, sizes, shape, strides);
+    });
+    if (!viewed) view = contiguous().template view<N>(sizes);
+    return view;
   }
   template <std::size_t N = dynamic>
   [[nodiscard]] Tensor<T, N> reshape(BracedList sizes) const {
     return reshape<N>(List(sizes.begin(), sizes.size()));
   }
-  /// Dimensions start_dim..end_dim as one (reshape: a view when the strides allow it).
+  /// Dimensions start_dim..end_dim as one (as reshape: a view when the strides allow it).
   template <std::size_t N = dynamic>
   [[nodiscard]] Tensor<T, N> flatten(index_t start_dim = 0, index_t end_dim = -1) const {
-    if (std::optional<DynamicExtents> shape = detail::flatten_shape(shape_, start_dim, end_dim))
-      return reshape<N>(shape->span());
-    return from_layout<N>(detail::Layout{DynamicExtents(List(shape_)), DynamicExtents(List(strides_)), 0},
-                          "flatten()");
+    const std::size_t rank = detail::flatten_rank(shape_, start_dim, end_dim);
+    bool viewed = true;
+    Tensor<T, N> view = derive<N>(checked_result_rank<N>("flatten()", rank), [&](auto shape, auto strides) {
+      viewed = detail::flatten_layout(shape_, strides_, start_dim, end_dim, shape, strides);
+    });
+    if (!viewed) view = contiguous().template flatten<N>(start_dim, end_dim);
+    return view;
   }
   /// `dim` split into `sizes` (one -1 inferred).
   template <std::size_t N = dynamic>
   [[nodiscard]] Tensor<T, N> unflatten(index_t dim, List sizes) const {
-    return view<N>(detail::unflatten_shape(shape_, dim, sizes).span());
+    const std::size_t rank = shape_.size() == 0 ? 0 : shape_.size() - 1 + sizes.size();
+    return derive<N>(checked_result_rank<N>("unflatten()", rank), [&](auto shape, auto strides) {
+      detail::unflatten_layout(shape_, strides_, dim, sizes, shape, strides);
+    });
   }
   template <std::size_t N = dynamic>
   [[nodiscard]] Tensor<T, N> unflatten(index_t dim, BracedList sizes) const {
@@ -565,29 +574,22 @@ class Tensor {
 
   /// A view of rank R (`rank` at run time) and element type U whose layout
   /// `layout(shape, strides)` writes, returning its first element in elements from this
-  /// one's (a layout that returns nothing keeps the first element).
+  /// one's (a layout that returns nothing keeps the first element). The layout is written
+  /// once, into the result's own shape and strides.
   template <std::size_t R, class U = T, class Layout>
   [[nodiscard]] Tensor<U, R> derive(std::size_t rank, Layout&& layout) const {
-    Extents<R> shape = detail::extents_of_rank<R>(rank), strides = detail::extents_of_rank<R>(rank);
-    const detail::SizesOut out_shape(shape.data(), rank), out_strides(strides.data(), rank);
-    index_t offset = 0;
-    if constexpr (std::is_void_v<decltype(layout(out_shape, out_strides))>)
-      layout(out_shape, out_strides);
+    Tensor<U, R> view(reinterpret_cast<U*>(data_), detail::extents_of_rank<R>(rank), detail::extents_of_rank<R>(rank),
+                      owner_, device_);
+    const detail::SizesOut shape(view.shape_.data(), rank), strides(view.strides_.data(), rank);
+    if constexpr (std::is_void_v<decltype(layout(shape, strides))>)
+      layout(shape, strides);
     else
-      offset = layout(out_shape, out_strides);
-    return Tensor<U, R>(reinterpret_cast<U*>(data_ + offset), std::move(shape), std::move(strides), owner_, device_);
+      view.data_ = reinterpret_cast<U*>(data_ + layout(shape, strides));
+    return view;
   }
-  /// A view of a layout built whole, of rank N (ValueError naming `operation` when the
-  /// layout's rank differs from a static N).
-  template <std::size_t N = dynamic>
-  [[nodiscard]] Tensor<T, N> from_layout(detail::Layout&& layout, const char* operation) const {
-    (void)checked_result_rank<N>(operation, layout.shape.size());
-    if constexpr (N == dynamic) {
-      return Tensor<T, N>(data_ + layout.offset, std::move(layout.shape), std::move(layout.strides), owner_, device_);
-    } else {
-      return Tensor<T, N>(data_ + layout.offset, detail::to_extents<Extents<N>>(layout.shape.span()),
-                          detail::to_extents<Extents<N>>(layout.strides.span()), owner_, device_);
-    }
+  /// A view of a layout built whole (squeeze's, whose rank depends on the extents).
+  [[nodiscard]] Tensor<T> from_layout(detail::Layout&& layout) const {
+    return Tensor<T>(data_ + layout.offset, std::move(layout.shape), std::move(layout.strides), owner_, device_);
   }
   template <std::size_t N>
   static std::size_t checked_result_rank(const char* operation, std::size_t rank) {
@@ -602,6 +604,8 @@ class Tensor {
     return out;
   }
 
+  template <class, std::size_t>
+  friend class Tensor;
   friend class AnyTensor;
 
   template <class... Index>

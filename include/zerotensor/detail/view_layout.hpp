@@ -318,16 +318,24 @@ ZT_API void infer_size(Sizes sizes, index_t numel, SizesOut out);
 /// Writes the strides viewing `shape`/`strides` as `sizes` needs (PyTorch's rule), or
 /// returns false when no strides can; `sizes` already inferred.
 [[nodiscard]] ZT_API bool view_strides(Sizes shape, Sizes strides, Sizes sizes, SizesOut out);
+/// reshape(sizes): writes its layout (rank sizes.size()) when it is a view, else returns
+/// false (it needs a copy; the spans then hold no layout).
+[[nodiscard]] ZT_API bool reshape_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape,
+                                         SizesOut out_strides);
 /// view(sizes), whose rank is sizes.size(); ValueError with PyTorch's "view size is not
 /// compatible" message when the strides do not allow it.
 ZT_API void view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides);
-/// reshape(sizes)'s layout when it is a view; nothing when it needs a copy.
-[[nodiscard]] ZT_API std::optional<Layout> reshape_layout(Sizes shape, Sizes strides, Sizes sizes);
-/// The shape flatten(start_dim, end_dim) reshapes to; nothing when it keeps the tensor as
-/// it is (start_dim == end_dim, as PyTorch, which then returns the tensor itself).
-[[nodiscard]] ZT_API std::optional<DynamicExtents> flatten_shape(Sizes shape, index_t start_dim, index_t end_dim);
-/// The shape unflatten(dim, sizes) views as.
-[[nodiscard]] ZT_API DynamicExtents unflatten_shape(Sizes shape, index_t dim, Sizes sizes);
+/// The rank of flatten(start_dim, end_dim)'s result; its errors.
+[[nodiscard]] ZT_API std::size_t flatten_rank(Sizes shape, index_t start_dim, index_t end_dim);
+/// flatten(start_dim, end_dim), of rank flatten_rank(): writes its layout when it is a view
+/// (start_dim == end_dim keeps the tensor as it is, as PyTorch, which returns the tensor
+/// itself), else returns false (it needs a copy).
+[[nodiscard]] ZT_API bool flatten_layout(Sizes shape, Sizes strides, index_t start_dim, index_t end_dim,
+                                         SizesOut out_shape, SizesOut out_strides);
+/// unflatten(dim, sizes), of rank rank - 1 + sizes.size() (0 for a rank-0 source, which it
+/// refuses): `dim` split into `sizes` (one -1 inferred), viewed as view() views.
+ZT_API void unflatten_layout(Sizes shape, Sizes strides, index_t dim, Sizes sizes, SizesOut out_shape,
+                             SizesOut out_strides);
 /// as_strided(size, stride, storage_offset), of rank size.size(), checked to lie inside
 /// the elements the source reaches (ValueError naming both ranges otherwise).
 [[nodiscard]] ZT_API index_t as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_strides,
