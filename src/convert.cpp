@@ -232,7 +232,8 @@ template <class To, class From>
 void convert_contiguous(const From* __restrict in, To* __restrict out, index_t count) {
   if constexpr (std::is_same_v<From, To>) {
     std::memcpy(out, in, std::size_t(count) * sizeof(To));
-  } else if constexpr (detail::is_float8_v<From> && (std::is_same_v<To, float> || std::is_same_v<To, Eigen::bfloat16>)) {
+  } else if constexpr (detail::is_float8_v<From> &&
+                       (std::is_same_v<To, float> || std::is_same_v<To, Eigen::bfloat16>)) {
     decode_float8(in, out, count);
   } else if constexpr (detail::is_float8_v<From> || std::is_same_v<From, Eigen::half> ||
                        std::is_same_v<To, Eigen::half>) {

@@ -48,7 +48,7 @@ struct SignedFloat8Format {
     static_assert(Mantissa <= 3, "the normalisation below shifts by at most 3 places");
     std::uint16_t fields = std::uint16_t(magnitude << (7 - Mantissa)), exponent = std::uint16_t(127 - Bias) << 7;
     for (const int shift : {2, 1}) {
-      const bool fits = fields < (0x100 >> shift);
+      const bool fits = fields < std::uint16_t(0x100 >> shift);  // 16 bits both: vectorises in 16-bit lanes
       fields = select<std::uint16_t>(fits, std::uint16_t(fields << shift), fields);
       exponent = select<std::uint16_t>(fits, std::uint16_t(exponent - (shift << 7)), exponent);
     }
