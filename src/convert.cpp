@@ -171,13 +171,16 @@ void convert_through_float(const From* in, To* out, index_t count) {
 }
 
 // The bulk loops get an AVX2 version too, chosen when the library is loaded (GCC's function
-// multi-versioning), while the library stays built for baseline x86-64. Not under
-// ThreadSanitizer: the version is chosen by a resolver that runs while the program is being
-// relocated, before the sanitizer's runtime exists, and its instrumentation crashes there.
+// multi-versioning), while the library stays built for baseline x86-64; 8-bit float decoding,
+// which works in 16-bit lanes, gets an AVX-512 one as well. Not under ThreadSanitizer: the
+// version is chosen by a resolver that runs while the program is being relocated, before the
+// sanitizer's runtime exists, and its instrumentation crashes there.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define ZT_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#define ZT_AVX512_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define ZT_AVX2_CLONES
+#define ZT_AVX512_CLONES
 #endif
 
 /// Converts value by value, in a loop the compiler vectorises where the types allow.
@@ -207,18 +210,10 @@ ZT_AVX2_CLONES void float_to_small_integers(const From* __restrict in, To* __res
   }
 }
 
-// Decoding 8-bit floats gets an AVX-512 version as well: the decoder works in 16-bit lanes,
-// twice as many per instruction there as with AVX2.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
-#define ZT_FLOAT8_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#else
-#define ZT_FLOAT8_CLONES
-#endif
-
 /// 8-bit floats -> float32 or bfloat16 (exact: the float's top 16 bits), with the element
 /// type's own integer decoder, which the compiler vectorises.
 template <class To, class From>
-ZT_FLOAT8_CLONES void decode_float8(const From* __restrict in, To* __restrict out, index_t count) {
+ZT_AVX512_CLONES void decode_float8(const From* __restrict in, To* __restrict out, index_t count) {
   for (index_t i = 0; i < count; ++i) {
     const std::uint16_t bits = From::format::bfloat16_bits(in[i].bits());
     if constexpr (std::is_same_v<To, float>) out[i] = std::bit_cast<float>(std::uint32_t(bits) << 16);
