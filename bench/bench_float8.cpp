@@ -1,6 +1,6 @@
-// The 8-bit float conversions of issue 22: float8_e4m3fn → float32 and → bfloat16 (decoding
-// through a 256-entry table) and float32 → float8_e4m3fn (encoding value by value), over 1e6
-// and 1e7 elements, in GB/s of output bytes. Each is timed in one loop with its floor
+// The 8-bit float conversions of issue 22: every 8-bit float format → float32 and → bfloat16
+// (decoding) and float32 → float8_e4m3fn (encoding), over 1e6 and 1e7 elements, in GB/s of
+// output bytes. Each is timed in one loop with its floor
 // (ratio.hpp's paired benchmarks): memcpy of the same output bytes, into memory written
 // before for copy_into and into fresh memory for AnyTensor::to. Goal: decoding within 2x of
 // memcpy. bench/float8.py times PyTorch's .to() and copy_ for the same jobs.
@@ -11,6 +11,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ratio.hpp"
@@ -75,11 +76,18 @@ void register_conversion(std::vector<zt_bench::Comparison>& comparisons, const s
 }  // namespace
 
 int main(int argc, char** argv) {
+  const std::pair<std::string, zt::DType> formats[] = {{"e4m3fn", zt::float8_e4m3fn_},
+                                                       {"e5m2", zt::float8_e5m2_},
+                                                       {"e4m3fnuz", zt::float8_e4m3fnuz_},
+                                                       {"e5m2fnuz", zt::float8_e5m2fnuz_},
+                                                       {"e8m0fnu", zt::float8_e8m0fnu_}};
   std::vector<zt_bench::Comparison> comparisons;
   for (const bool fresh : {false, true}) {
     for (const zt::index_t n : {1'000'000, 10'000'000}) {
-      register_conversion(comparisons, "e4m3fn_to_f32", zt::float8_e4m3fn_, zt::float32, n, fresh);
-      register_conversion(comparisons, "e4m3fn_to_bf16", zt::float8_e4m3fn_, zt::bfloat16, n, fresh);
+      for (const auto& [name, dtype] : formats) {
+        register_conversion(comparisons, name + "_to_f32", dtype, zt::float32, n, fresh);
+        register_conversion(comparisons, name + "_to_bf16", dtype, zt::bfloat16, n, fresh);
+      }
       register_conversion(comparisons, "f32_to_e4m3fn", zt::float32, zt::float8_e4m3fn_, n, fresh);
     }
   }

@@ -1,5 +1,5 @@
-"""PyTorch's peer of bench_float8: float8_e4m3fn -> float32 and -> bfloat16 and float32 ->
-float8_e4m3fn over 1e6 and 1e7 elements on one thread (torch.set_num_threads(1)), as
+"""PyTorch's peer of bench_float8: every 8-bit float format -> float32 and -> bfloat16 and
+float32 -> float8_e4m3fn over 1e6 and 1e7 elements on one thread (torch.set_num_threads(1)), as
 .to() into fresh memory and copy_ into a tensor written before, in GB/s of output bytes,
 each against the memcpy of its output bytes (a same-dtype clone / copy_ of uint8) timed in
 the same loop, in turn, as ratio.hpp pairs them.
@@ -38,10 +38,12 @@ def source(dtype, n):
 def main():
     torch.set_num_threads(1)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} thread")
-    jobs = [("e4m3fn_to_f32", torch.float8_e4m3fn, torch.float32),
-            ("e4m3fn_to_bf16", torch.float8_e4m3fn, torch.bfloat16),
-            ("f32_to_e4m3fn", torch.float32, torch.float8_e4m3fn)]
-    print(f"{'subject':<34} {'ms':>9} {'GB/s':>7} {'memcpy ms':>10} {'memcpy GB/s':>12} {'ratio':>7}")
+    formats = [("e4m3fn", torch.float8_e4m3fn), ("e5m2", torch.float8_e5m2), ("e4m3fnuz", torch.float8_e4m3fnuz),
+               ("e5m2fnuz", torch.float8_e5m2fnuz), ("e8m0fnu", torch.float8_e8m0fnu)]
+    jobs = [(f"{name}_to_{short}", dtype, target) for name, dtype in formats
+            for short, target in (("f32", torch.float32), ("bf16", torch.bfloat16))]
+    jobs.append(("f32_to_e4m3fn", torch.float32, torch.float8_e4m3fn))
+    print(f"{'subject':<38} {'ms':>9} {'GB/s':>7} {'memcpy ms':>10} {'memcpy GB/s':>12} {'ratio':>7}")
     for fresh in (False, True):
         for n in (1_000_000, 10_000_000):
             for name, src_type, dst_type in jobs:
@@ -57,7 +59,7 @@ def main():
                 subject(), floor()  # warm up
                 s, f, ratio = paired_median(subject, floor)
                 label = f"torch_{name}_{'to' if fresh else 'copy_'}/{n}"
-                print(f"{label:<34} {s * 1e3:9.3f} {nbytes / s / 1e9:7.2f} {f * 1e3:10.3f} {nbytes / f / 1e9:12.2f} "
+                print(f"{label:<38} {s * 1e3:9.3f} {nbytes / s / 1e9:7.2f} {f * 1e3:10.3f} {nbytes / f / 1e9:12.2f} "
                       f"{ratio:6.2f}x")
     print("ratio = median over iterations of subject time / memcpy time (same loop)")
 

@@ -22,8 +22,13 @@
 
 #include <Eigen/Core>
 
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
+
 #include "message_check.hpp"
 #include "zerotensor/any_tensor.hpp"
+#include "zerotensor/convert.hpp"
 #include "zerotensor/empty.hpp"
 #include "zerotensor/error.hpp"
 
@@ -261,6 +266,63 @@ BOOST_AUTO_TEST_CASE(dtype_layer_converts_as_pytorch) {
     }
   });
 }
+
+#if defined(__x86_64__)
+/// Sets MXCSR's DAZ (denormal inputs read as zero) and FTZ (denormal results flushed to zero)
+/// bits for its lifetime, and restores the caller's MXCSR after.
+class FlushDenormals {
+ public:
+  FlushDenormals() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | 0x8040); }
+  ~FlushDenormals() { _mm_setcsr(saved_); }
+  FlushDenormals(const FlushDenormals&) = delete;
+  FlushDenormals& operator=(const FlushDenormals&) = delete;
+
+ private:
+  unsigned saved_;
+};
+
+BOOST_AUTO_TEST_CASE(decoding_ignores_denormals_are_zero_and_flush_to_zero) {
+  // A caller's DAZ/FTZ must not change a decoded value: float8_e8m0fnu's 0x00 is 2^-127, a
+  // subnormal float, which floating-point arithmetic would read or write as zero there.
+  for_each_float8([](auto type) {
+    using T = typename decltype(type)::type;
+    const std::vector<Decoded> expected = read_decoded(type.name);
+    // 259 codes: past a multiple of any vector width, so that the bulk loops' remainder runs.
+    std::vector<T> codes;
+    for (int i = 0; i < 259; ++i) codes.push_back(T::from_bits(std::uint8_t(i)));
+    const zt::AnyTensor source = tensor_of(codes);
+    std::vector<std::uint32_t> floats;  // decoded in the default mode
+    for (const T code : codes) floats.push_back(std::bit_cast<std::uint32_t>(static_cast<float>(code)));
+
+    const FlushDenormals mode;
+    volatile float smallest = std::bit_cast<float>(std::uint32_t{0x00400000});
+    BOOST_REQUIRE_MESSAGE(smallest * 1.0f == 0.0f, "DAZ/FTZ is not in effect");
+    const zt::index_t shape[] = {zt::index_t(codes.size())};
+    const zt::AnyTensor float_copy = zt::empty(shape, zt::float32), bfloat_copy = zt::empty(shape, zt::bfloat16);
+    zt::copy_into(source, float_copy);
+    zt::copy_into(source, bfloat_copy);
+    const std::vector<float> to_float = values_of<float>(source.to(zt::float32)),
+                             copied_float = values_of<float>(float_copy);
+    const auto to_bfloat = values_of<Eigen::bfloat16>(source.to(zt::bfloat16));
+    const auto copied_bfloat = values_of<Eigen::bfloat16>(bfloat_copy);
+    Mismatches mismatches{type.name + " decoded under DAZ|FTZ"};
+    for (std::size_t i = 0; i < codes.size(); ++i) {
+      const volatile std::uint8_t bits = codes[i].bits();  // decoded at run time, in this mode
+      const float scalar = T::from_bits(bits);
+      const std::uint32_t want = floats[i];
+      const auto want_bfloat = std::uint16_t(want >> 16);
+      const auto bfloat_bits = [](Eigen::bfloat16 value) { return std::bit_cast<std::uint16_t>(value); };
+      mismatches.check(same_float(expected[i % 256].float32, std::bit_cast<float>(want)) &&
+                           std::bit_cast<std::uint32_t>(scalar) == want &&
+                           bfloat_bits(Eigen::bfloat16(scalar)) == want_bfloat &&
+                           std::bit_cast<std::uint32_t>(to_float[i]) == want &&
+                           std::bit_cast<std::uint32_t>(copied_float[i]) == want &&
+                           bfloat_bits(to_bfloat[i]) == want_bfloat && bfloat_bits(copied_bfloat[i]) == want_bfloat,
+                       [&] { return "code " + hex(codes[i].bits()); });
+    }
+  });
+}
+#endif
 
 BOOST_AUTO_TEST_CASE(complex32_round_trips_as_pytorch) {
   const std::vector<unsigned char> bytes = read_data("complex32.bin");

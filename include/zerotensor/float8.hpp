@@ -1,15 +1,14 @@
 // The 8-bit floating-point element types, as PyTorch names and converts them:
 // float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz and float8_e8m0fnu.
 // Each is one trivially copyable byte. Like c10's types they convert implicitly to float
-// (exactly, through a 256-entry table) and from float (rounding to nearest even, with each
+// (exactly, with integer operations only) and from float (rounding to nearest even, with each
 // format's own overflow, NaN and zero rules — PyTorch's, where ml_dtypes differs).
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cstdint>
-#include <limits>
+#include <initializer_list>
 #include <type_traits>
 
 #include <Eigen/Core>
@@ -17,12 +16,11 @@
 namespace zt {
 namespace detail {
 
-inline constexpr float float8_quiet_nan = std::numeric_limits<float>::quiet_NaN();
-
 /// `condition ? a : b` as mask arithmetic: compilers keep it a select (vectorisable) where
 /// they turn a conditional expression into branches.
-constexpr std::uint32_t select(bool condition, std::uint32_t a, std::uint32_t b) {
-  return b ^ ((a ^ b) & (0u - std::uint32_t(condition)));
+template <class Bits>
+constexpr Bits select(bool condition, Bits a, Bits b) {
+  return Bits(b ^ ((a ^ b) & Bits(0u - Bits(condition))));
 }
 
 /// 2^exponent for exponents that give a normal float.
@@ -39,20 +37,26 @@ struct SignedFloat8Format {
   static constexpr int mantissa_bits = Mantissa;
   static constexpr std::uint8_t nan_code = UnsignedZero ? 0x80 : 0x7F;
 
-  static constexpr float decode(std::uint8_t bits) {
-    const bool negative = bits & 0x80;
-    const std::uint8_t magnitude = bits & 0x7F;
-    if (UnsignedZero && bits == 0x80) return float8_quiet_nan;
-    if (magnitude > MaxFinite) {
-      if (HasInfinity && magnitude == MaxFinite + 1)
-        return negative ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
-      return negative ? -float8_quiet_nan : float8_quiet_nan;
+  /// The value as bfloat16 bits (see float8_to_float). NaNs are the quiet NaN with the
+  /// code's sign, except fnuz's, which is positive.
+  static constexpr std::uint16_t bfloat16_bits(std::uint8_t bits) {
+    const std::uint16_t magnitude = bits & 0x7F;
+    // The exponent and mantissa fields in bfloat16's places. A subnormal code's mantissa is
+    // shifted up until its leading one sits where a normal code's implicit one goes (bit 7,
+    // which then adds one to the exponent), lowering the exponent by one per place: by 2,
+    // then by 1, where the leading one stays at or below bit 7 (1 to 3 places in all).
+    static_assert(Mantissa <= 3, "the normalisation below shifts by at most 3 places");
+    std::uint16_t fields = std::uint16_t(magnitude << (7 - Mantissa)), exponent = std::uint16_t(127 - Bias) << 7;
+    for (const int shift : {2, 1}) {
+      const bool fits = fields < std::uint16_t(0x100 >> shift);  // 16 bits both: vectorises in 16-bit lanes
+      fields = select<std::uint16_t>(fits, std::uint16_t(fields << shift), fields);
+      exponent = select<std::uint16_t>(fits, std::uint16_t(exponent - (shift << 7)), exponent);
     }
-    const int exponent = magnitude >> Mantissa;
-    const int mantissa = magnitude & ((1 << Mantissa) - 1);
-    const int significand = exponent == 0 ? mantissa : mantissa + (1 << Mantissa);
-    const float value = float(significand) * power_of_two((exponent == 0 ? 1 : exponent) - Bias - Mantissa);
-    return negative ? -value : value;
+    std::uint16_t value = select<std::uint16_t>(magnitude == 0, 0, std::uint16_t(fields + exponent));
+    const std::uint16_t special = HasInfinity && magnitude == MaxFinite + 1 ? 0x7F80 : 0x7FC0;  // infinity, NaN
+    value = select<std::uint16_t>(magnitude > MaxFinite, special, value);
+    value |= std::uint16_t(bits << 8) & 0x8000;
+    return UnsignedZero ? select<std::uint16_t>(bits == 0x80, 0x7FC0, value) : value;
   }
 
   /// Written as selects, without branches, so that bulk conversions vectorise.
@@ -100,9 +104,11 @@ struct E8M0Format {
   static constexpr int mantissa_bits = 0;
   static constexpr std::uint8_t nan_code = 0xFF;
 
-  static constexpr float decode(std::uint8_t bits) {
-    if (bits == 0xFF) return float8_quiet_nan;
-    return bits == 0 ? std::bit_cast<float>(std::uint32_t{0x00400000}) : std::bit_cast<float>(std::uint32_t(bits) << 23);
+  /// 2^(bits - 127): `bits` is the exponent field, except 2^-127, which is the subnormal
+  /// 0x0040, and NaN (0xFF), which is the positive quiet NaN.
+  static constexpr std::uint16_t bfloat16_bits(std::uint8_t bits) {
+    const std::uint16_t value = select<std::uint16_t>(bits == 0, 0x0040, std::uint16_t(bits << 7));
+    return select<std::uint16_t>(bits == 0xFF, 0x7FC0, value);
   }
 
   static std::uint8_t encode(float value) {
@@ -114,16 +120,14 @@ struct E8M0Format {
   }
 };
 
+/// A code's value. Every 8-bit float value is a bfloat16, so its float is the bfloat16 bits
+/// (`Format::bfloat16_bits`) followed by 16 zero bits. The decoders use integer operations
+/// only, so that no floating-point mode of the caller (DAZ, FTZ, rounding) can change a
+/// result, and selects rather than branches in 16 bits, so that bulk decoding vectorises.
 template <class Format>
-constexpr std::array<float, 256> decode_table() {
-  std::array<float, 256> table{};
-  for (int bits = 0; bits < 256; ++bits) table[std::size_t(bits)] = Format::decode(std::uint8_t(bits));
-  return table;
+constexpr float float8_to_float(std::uint8_t bits) {
+  return std::bit_cast<float>(std::uint32_t(Format::bfloat16_bits(bits)) << 16);
 }
-
-/// Every code's float value, for decoding at memory speed.
-template <class Format>
-inline constexpr std::array<float, 256> float8_values = decode_table<Format>();
 
 /// One byte in `Format`. Converts implicitly to and from float, as c10's float8 types do.
 template <class Format>
@@ -141,7 +145,7 @@ class Float8 {
   }
   [[nodiscard]] constexpr std::uint8_t bits() const noexcept { return bits_; }
 
-  constexpr operator float() const noexcept { return float8_values<Format>[bits_]; }  // NOLINT
+  constexpr operator float() const noexcept { return float8_to_float<Format>(bits_); }  // NOLINT
 
  private:
   std::uint8_t bits_;
@@ -157,8 +161,8 @@ template <class Format>
 constexpr std::uint8_t extreme_finite_code(bool largest) {
   std::uint8_t found = 0;
   for (int bits = 0; bits < 256; ++bits) {
-    const float value = float8_values<Format>[std::size_t(bits)], best = float8_values<Format>[found];
-    const bool finite = value == value && value - value == 0.0f;
+    const float value = float8_to_float<Format>(std::uint8_t(bits)), best = float8_to_float<Format>(found);
+    const bool finite = (Format::bfloat16_bits(std::uint8_t(bits)) & 0x7F80) != 0x7F80;
     if (finite && (largest ? value > best : value < best)) found = std::uint8_t(bits);
   }
   return found;
@@ -191,8 +195,14 @@ struct Eigen::NumTraits<zt::detail::Float8<Format>> : Eigen::GenericNumTraits<zt
   enum { IsComplex = 0, IsInteger = 0, IsSigned = 1, RequireInitialization = 0, ReadCost = 1, AddCost = 1, MulCost = 1 };
   static Self epsilon() { return Self(zt::detail::power_of_two(-Format::mantissa_bits)); }
   static Self dummy_precision() { return Self(1e-1f); }
-  static Self highest() { return Self::from_bits(zt::detail::extreme_finite_code<Format>(true)); }
-  static Self lowest() { return Self::from_bits(zt::detail::extreme_finite_code<Format>(false)); }
+  static Self highest() {
+    constexpr std::uint8_t code = zt::detail::extreme_finite_code<Format>(true);
+    return Self::from_bits(code);
+  }
+  static Self lowest() {
+    constexpr std::uint8_t code = zt::detail::extreme_finite_code<Format>(false);
+    return Self::from_bits(code);
+  }
   static Self quiet_NaN() { return Self::from_bits(Format::nan_code); }
   static int digits10() { return 0; }
 };
