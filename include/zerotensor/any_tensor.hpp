@@ -3,6 +3,7 @@
 // its dtype and whether its memory may be written. Typed views are made on demand.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <initializer_list>
 #include <optional>
