@@ -75,8 +75,7 @@ class IndexEvents : public CapturingJsonEvents<IndexEvents> {
     if (!plain_file_name(file))
       fail("tensor '", text_prefix(tensor_), "' names shard '", text_prefix(file),
            "', which is not a plain file name in the index's directory (no '/', no '..')");
-    // Writers (transformers, huggingface_hub) sort the names: each most often goes at the end.
-    index_.shard_of.emplace_hint(index_.shard_of.end(), std::move(tensor_), file);
+    index_.shard_of.emplace(std::move(tensor_), file);
     return true;
   }
 

@@ -68,6 +68,13 @@ class HeaderReader {
     fail("tensor '", name, "'", what...);
   }
 
+  /// "<file>: tensor '<name>'", which opens the messages about a tensor, in one buffer for
+  /// every tensor: valid until the next call.
+  std::string_view tensor_context(std::string_view name) {
+    context_.assign(description_).append(": tensor '").append(name).append("'");
+    return context_;
+  }
+
   std::map<std::string, std::string, std::less<>> metadata(const Json& value) const {
     if (!value.is_object()) fail("\"", metadata_key, "\" must be an object; found ", value.type_name());
     std::map<std::string, std::string, std::less<>> result;
@@ -110,8 +117,7 @@ class HeaderReader {
     if (entry.begin > entry.end || entry.end > data_size_)
       fail_tensor(entry.name, ": data_offsets [", entry.begin, ", ", entry.end, "] lie outside the data area of ",
                   data_size_, " bytes");
-    context_.assign(description_).append(": tensor '").append(entry.name).append("'");
-    const index_t count = checked_numel(entry.shape, itemsize(entry.dtype), context_);
+    const index_t count = checked_numel(entry.shape, itemsize(entry.dtype), tensor_context(entry.name));
     entry.strides = detail::contiguous_strides(entry.shape);
     const std::uint64_t expected = std::uint64_t(count) * itemsize(entry.dtype);
     if (entry.end - entry.begin != expected)
@@ -160,7 +166,7 @@ class HeaderReader {
 
   std::string description_;
   std::uint64_t data_size_;
-  std::string context_;  // checked_numel's context, one buffer for every tensor
+  std::string context_;  // tensor_context's buffer
 };
 
 /// The header's JSON events, read into entries as they come: the header is an object of
@@ -351,15 +357,13 @@ SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOption
   reader.check_layout(entries);
 
   const bool foreign = std::endian::native != std::endian::little;
-  std::string what;  // the error context of each tensor, in one buffer
   for (Entry& entry : entries) {
     if (keep && !keep(entry.name)) continue;
     const detail::StoredTensor stored{data_start + entry.begin, entry.dtype, std::move(entry.shape),
                                       std::move(entry.strides), foreign};
-    what.assign(description).append(": tensor '").append(entry.name).append("'");
+    AnyTensor tensor = detail::load_stored_tensor(mapping, stored, stored_options, reader.tensor_context(entry.name));
     // Writers lay tensors out by dtype, then by name: the end is most often the right place.
-    file.tensors.emplace_hint(file.tensors.end(), std::move(entry.name),
-                              detail::load_stored_tensor(mapping, stored, stored_options, what));
+    file.tensors.emplace_hint(file.tensors.end(), std::move(entry.name), std::move(tensor));
   }
   return file;
 }
