@@ -1,6 +1,6 @@
 // The CUDA path against hand-written CUDA: every way 1e8 floats reach a GPU and come back
-// (AnyTensor::to from pageable, pinned-in-place and pinned memory, load_npy and from_file
-// straight to the device) against two floors — cudaMemcpy from pinned memory (what the
+// (AnyTensor::to from pageable, pinned-in-place and pinned memory, load_npy, load_safetensors
+// and from_file straight to the device) against two floors — cudaMemcpy from pinned memory (what the
 // link can do) and cudaMemcpy from pageable memory (what a plain copy gets) — and the
 // Eigen triad over device tensors against a hand-written kernel. Built only with
 // -DZT_CUDA=ON; without a GPU it says why and runs nothing.
@@ -14,6 +14,8 @@
 #include "zerotensor/from_file.hpp"
 #include "zerotensor/npy.hpp"
 #include "zerotensor/pin_memory.hpp"
+#include "zerotensor/safetensors.hpp"
+#include "zerotensor/staging.hpp"
 
 namespace {
 
@@ -73,6 +75,64 @@ void BM_load_npy_to_device(benchmark::State& state) {
     benchmark::DoNotOptimize(device.data_ptr());
   }
   state.SetBytesProcessed(state.iterations() * state.range(0) * 4);
+}
+
+std::filesystem::path safetensors_path() {
+  return std::filesystem::temp_directory_path() / "zerotensor_bench_cuda.safetensors";
+}
+
+/// A .safetensors file of one tensor of n floats, written once per process (main removes it).
+const std::filesystem::path& safetensors_file(zt::index_t n) {
+  static const std::filesystem::path path = [n] {
+    zt::save_safetensors(safetensors_path(), {{"x", host_floats(n)}});
+    return safetensors_path();
+  }();
+  return path;
+}
+
+// safetensors' load_file(device="cuda") done by load_safetensors: mapped, streamed to the device.
+void BM_load_safetensors_to_device(benchmark::State& state) {
+  const auto& path = safetensors_file(state.range(0));
+  for (auto _ : state) {
+    zt::SafetensorsFile device = zt::load_safetensors(path, {.device = zt::cuda(0)});
+    benchmark::DoNotOptimize(device.at("x").data_ptr());
+  }
+  state.SetBytesProcessed(state.iterations() * state.range(0) * 4);
+}
+
+/// Runs `body` with the staging options of state's arguments (buffer MiB, buffers, host threads).
+template <class Body>
+void with_staging(benchmark::State& state, Body&& body) {
+  const zt::StagingOptions before = zt::staging_options();
+  zt::set_staging_options({.buffer_bytes = std::size_t(state.range(0)) << 20,
+                           .buffers = std::size_t(state.range(1)),
+                           .host_threads = std::size_t(state.range(2))});
+  body();
+  zt::set_staging_options(before);
+  state.SetBytesProcessed(state.iterations() * copy_count * 4);
+}
+
+// The staging options against each other, both ways (how the defaults were chosen: README).
+void BM_load_safetensors_staging(benchmark::State& state) {
+  with_staging(state, [&] {
+    const auto& path = safetensors_file(copy_count);
+    for (auto _ : state) benchmark::DoNotOptimize(zt::load_safetensors(path, {.device = zt::cuda(0)}).at("x").data_ptr());
+  });
+}
+
+void BM_to_host_staging(benchmark::State& state) {
+  const zt::AnyTensor device = host_floats(copy_count).to(zt::cuda(0));
+  with_staging(state, [&] {
+    for (auto _ : state) benchmark::DoNotOptimize(device.to(zt::cpu).data_ptr());
+  });
+}
+
+/// Buffer MiB x buffers x host threads, at most 64 MiB of pinned staging.
+void staging_grid(benchmark::internal::Benchmark* benchmark) {
+  for (std::int64_t mib : {2, 4, 8, 16})
+    for (std::int64_t buffers : {2, 4, 8})
+      for (std::int64_t threads : {1, 2, 4, 8, 12})
+        if (mib * buffers <= 64) benchmark->Args({mib, buffers, threads});
 }
 
 void BM_from_file_to_device(benchmark::State& state) {
@@ -192,6 +252,9 @@ BENCHMARK(BM_to_device)->Arg(copy_count)->UseRealTime()->Unit(benchmark::kMillis
 BENCHMARK(BM_to_device_pinned_in_place)->Arg(copy_count)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_to_device_from_pinned)->Arg(copy_count)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_load_npy_to_device)->Arg(copy_count)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_load_safetensors_to_device)->Arg(copy_count)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_load_safetensors_staging)->Apply(staging_grid)->MinTime(0.05)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_to_host_staging)->Apply(staging_grid)->MinTime(0.05)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_from_file_to_device)->Arg(copy_count)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cudaMemcpy_to_pinned_host)->Arg(copy_count)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cudaMemcpy_to_host)->Arg(copy_count)->UseRealTime()->Unit(benchmark::kMillisecond);
@@ -216,7 +279,7 @@ int main(int argc, char** argv) {
   };
   constexpr const char* size = "100000000";
   for (const char* subject : {"BM_to_device", "BM_to_device_pinned_in_place", "BM_to_device_from_pinned",
-                              "BM_load_npy_to_device", "BM_from_file_to_device"}) {
+                              "BM_load_npy_to_device", "BM_load_safetensors_to_device", "BM_from_file_to_device"}) {
     comparisons.push_back({name(subject, size), name("BM_cudaMemcpy_pinned_to_device", size)});
     comparisons.push_back({name(subject, size), name("BM_cudaMemcpy_to_device", size)});
   }
@@ -227,5 +290,6 @@ int main(int argc, char** argv) {
   const int status = zt_bench::run(argc, argv, comparisons);
   std::error_code ignored;
   std::filesystem::remove(npy_path(), ignored);
+  std::filesystem::remove(safetensors_path(), ignored);
   return status;
 }

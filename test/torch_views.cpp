@@ -127,6 +127,13 @@ std::pair<Kind, std::string> run_zt(F&& f) {
   }
 }
 
+/// PyTorch 2.x's unflatten rethrows its dimension check's IndexError as a RuntimeError
+/// ("unflatten got an unexpected error:" and the IndexError's text); 1.13 raised the
+/// IndexError itself, as zerotensor does.
+bool wrapped_index_error(std::string_view what) {
+  return what.find("got an unexpected error:\nDimension specified as") != std::string_view::npos;
+}
+
 template <class F>
 std::pair<Kind, std::string> run_torch(F&& f) {
   try {
@@ -137,7 +144,8 @@ std::pair<Kind, std::string> run_torch(F&& f) {
   } catch (const c10::TypeError& e) {
     return {Kind::type_error, e.what_without_backtrace()};
   } catch (const c10::Error& e) {
-    return {Kind::value_error, e.what_without_backtrace()};
+    return {wrapped_index_error(e.what_without_backtrace()) ? Kind::index_error : Kind::value_error,
+            e.what_without_backtrace()};
   } catch (const std::runtime_error& e) {  // at::infer_size's, a RuntimeError in Python too
     return {Kind::value_error, e.what()};
   } catch (const std::exception& e) {

@@ -3,7 +3,6 @@
 // never the data. `const T` marks read-only memory: writing through it does not compile.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstdlib>
@@ -77,7 +76,7 @@ Shape to_extents(std::span<const index_t> values) noexcept(!std::is_same_v<Shape
     return DynamicExtents(values);
   } else {
     Shape out{};
-    std::copy(values.begin(), values.end(), out.begin());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = values[i];
     return out;
   }
 }
