@@ -151,7 +151,9 @@ template <class Consumer>
 class CheckedJsonEvents {
  public:
   CheckedJsonEvents(Consumer& consumer, int max_depth, std::string_view what)
-      : consumer_(consumer), max_depth_(max_depth), what_(what) {}
+      : consumer_(consumer), max_depth_(max_depth), what_(what) {
+    keys_.reserve(std::size_t(max_depth));  // the readers' limits are a few levels: one allocation
+  }
 
   bool null() { return consumer_.null(); }
   bool boolean(bool value) { return consumer_.boolean(value); }

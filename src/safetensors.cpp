@@ -36,6 +36,15 @@ constexpr std::string_view metadata_key = "__metadata__";
 /// shape and offset arrays (level 3).
 constexpr int max_header_depth = 3;
 
+/// The fields of a tensor object that the format defines; `other` is any other key.
+enum class Field { dtype, shape, data_offsets, other };
+constexpr std::array<std::string_view, 3> field_names = {"dtype", "shape", "data_offsets"};
+
+Field field_named(std::string_view key) {
+  const auto found = std::find(field_names.begin(), field_names.end(), key);
+  return Field(found - field_names.begin());
+}
+
 /// The fields of one tensor object of the header, as read.
 struct EntryFields {
   std::optional<DType> dtype;
@@ -55,8 +64,9 @@ struct Entry {
 
 class HeaderReader {
  public:
-  HeaderReader(std::string description, std::uint64_t data_size)
-      : description_(std::move(description)), data_size_(data_size) {}
+  /// `description` ("load_safetensors: <file>") must outlive the reader.
+  HeaderReader(std::string_view description, std::uint64_t data_size)
+      : description_(description), data_size_(data_size) {}
 
   template <class... Parts>
   [[noreturn]] void fail(const Parts&... what) const {
@@ -71,7 +81,9 @@ class HeaderReader {
   /// "<file>: tensor '<name>'", which opens the messages about a tensor, in one buffer for
   /// every tensor: valid until the next call.
   std::string_view tensor_context(std::string_view name) {
-    context_.assign(description_).append(": tensor '").append(name).append("'");
+    constexpr std::string_view before = ": tensor '", after = "'";
+    context_.reserve(description_.size() + before.size() + name.size() + after.size());
+    context_.assign(description_).append(before).append(name).append(after);
     return context_;
   }
 
@@ -93,9 +105,9 @@ class HeaderReader {
   }
 
   /// The errors of a field whose value is not of the form the header reads directly.
-  [[noreturn]] void refuse_field(std::string_view name, std::string_view field, const Json& value) const {
-    if (field == "dtype") fail_tensor(name, ": dtype must be a string; found ", json_prefix(value));
-    if (field == "data_offsets")
+  [[noreturn]] void refuse_field(std::string_view name, Field field, const Json& value) const {
+    if (field == Field::dtype) fail_tensor(name, ": dtype must be a string; found ", json_prefix(value));
+    if (field == Field::data_offsets)
       fail_tensor(name, ": data_offsets must be two non-negative integers; found ", json_prefix(value));
     if (!value.is_array()) fail_tensor(name, ": shape must be an array; found ", json_prefix(value));
     std::size_t d = 0;
@@ -164,7 +176,7 @@ class HeaderReader {
     entry.shape[entry.shape.size() - 1] /= index_t(lanes);
   }
 
-  std::string description_;
+  std::string_view description_;
   std::uint64_t data_size_;
   std::string context_;  // tensor_context's buffer
 };
@@ -180,7 +192,9 @@ class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
 
  public:
   HeaderEvents(HeaderReader& reader, std::vector<Entry>& entries, SafetensorsFile& file)
-      : reader_(reader), entries_(entries), file_(file) {}
+      : reader_(reader), entries_(entries), file_(file) {
+    array_.reserve(DynamicExtents::inline_capacity);  // most shapes, and data_offsets, without growing
+  }
 
   bool start_object(std::size_t n) {
     replay_array();
@@ -191,7 +205,11 @@ class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
   }
   bool key(Json::string_t& name) {
     if (capturing()) return capture_key(name);
-    (level_ == 1 ? name_ : field_) = name;  // a copy: the parser keeps its buffer for the next string
+    if (level_ == 1) {
+      name_ = name;  // a copy: the parser keeps its buffer for the next string
+    } else {
+      field_ = field_named(name);
+    }
     return true;
   }
   bool end_object() {
@@ -202,19 +220,19 @@ class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
 
   bool string(Json::string_t& value) {
     replay_array();
-    if (!in_field("dtype")) return Capturing::string(value);
+    if (!in_field(Field::dtype)) return Capturing::string(value);
     fields_.dtype = reader_.dtype(name_, value);
     return true;
   }
   bool start_array(std::size_t n) {
     replay_array();
-    if (!in_field("shape") && !in_field("data_offsets")) return Capturing::start_array(n);
+    if (!in_field(Field::shape) && !in_field(Field::data_offsets)) return Capturing::start_array(n);
     in_array_ = true;
     array_.clear();
     return true;
   }
   bool number_unsigned(Json::number_unsigned_t value) {
-    if (in_array_ && (field_ == "data_offsets" || HeaderReader::is_extent(value))) {
+    if (in_array_ && (field_ == Field::data_offsets || HeaderReader::is_extent(value))) {
       array_.push_back(value);
       return true;
     }
@@ -224,7 +242,7 @@ class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
   bool end_array() {
     if (!in_array_) return Capturing::end_array();
     in_array_ = false;
-    if (field_ == "shape") {
+    if (field_ == Field::shape) {
       fields_.shape.emplace(array_.size(), 0);
       std::copy(array_.begin(), array_.end(), fields_.shape->begin());
     } else if (array_.size() == 2) {
@@ -264,14 +282,14 @@ class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
   void captured(Json&& value) {
     if (level_ == 1) {
       file_.metadata = reader_.metadata(value);
-    } else if (field_ == "dtype" || field_ == "shape" || field_ == "data_offsets") {
+    } else if (field_ != Field::other) {
       reader_.refuse_field(name_, field_, value);
     }  // a field the format does not define is read and ignored, as the reference implementation does
   }
 
  private:
   /// True when the next value is the named field of a tensor object.
-  bool in_field(std::string_view field) const { return !capturing() && level_ == 2 && field_ == field; }
+  bool in_field(Field field) const { return !capturing() && level_ == 2 && field_ == field; }
 
   /// Hands an array read halfway to the capture, as if it had been captured from its start.
   void replay_array() {
@@ -286,7 +304,7 @@ class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
   SafetensorsFile& file_;
   int level_ = 0;      // the header's objects open outside any captured document
   std::string name_;   // the tensor (or "__metadata__") being read
-  std::string field_;  // its field being read
+  Field field_ = Field::other;  // its field being read
   EntryFields fields_;
   bool in_array_ = false;              // reading the shape or data_offsets array directly
   std::vector<std::uint64_t> array_;  // its items so far
@@ -337,7 +355,14 @@ SafetensorsFile load_safetensors(PathRef path, LoadOptions options) {
 
 SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOptions& options,
                                                   const std::function<bool(std::string_view)>& keep) {
-  const std::string description = std::string("load_safetensors: <") + path.c_str() + ">";  // no stream: every load builds it
+  // "load_safetensors: <file>: the header" opens the JSON reader's messages, and its part up to
+  // the header every other message: built in one allocation, without a stream, by every load.
+  constexpr std::string_view opening = "load_safetensors: <", closing = ">", header_part = ": the header";
+  const std::string_view path_text = path.c_str();
+  std::string header_what;
+  header_what.reserve(opening.size() + path_text.size() + closing.size() + header_part.size());
+  header_what.append(opening).append(path_text).append(closing).append(header_part);
+  const std::string_view description(header_what.data(), header_what.size() - header_part.size());
   const MapAccess access = detail::mapping_access(options);
   // A copy of every tensor on the CPU reads the file into memory of its own: no mapping.
   const bool read = options.device == cpu && options.copy.value_or(false) && !keep;
@@ -353,7 +378,7 @@ SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOption
   std::vector<Entry> entries;
   HeaderEvents events(reader, entries, file);
   detail::read_json_events({reinterpret_cast<const char*>(header.data()), header.size()}, max_header_depth,
-                           description + ": the header", events);
+                           header_what, events);
   reader.check_layout(entries);
 
   const bool foreign = std::endian::native != std::endian::little;
