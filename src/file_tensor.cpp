@@ -78,6 +78,15 @@ const AnyTensor& tensor_named(const std::map<std::string, AnyTensor, std::less<>
   return found->second;
 }
 
+FileContext::FileContext(std::string_view loader, PathRef path, std::string_view part) {
+  constexpr std::string_view opening = ": <", closing = ">";
+  const std::string_view path_text = path.c_str();
+  text_.reserve(loader.size() + opening.size() + path_text.size() + closing.size() + part.size());
+  text_.append(loader).append(opening).append(path_text).append(closing);
+  file_length_ = text_.size();
+  text_.append(part);
+}
+
 MapAccess mapping_access(const LoadOptions& options) {
   if (options.device != cpu) {
     if (options.copy == false)

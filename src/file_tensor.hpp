@@ -10,6 +10,7 @@
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/load_options.hpp"
+#include "zerotensor/path_ref.hpp"
 
 namespace zt::detail {
 
@@ -38,6 +39,20 @@ void refuse_zip_archive(std::span<const std::byte> file, std::string_view format
 /// ("SafetensorsFile") and the count when there is none.
 const AnyTensor& tensor_named(const std::map<std::string, AnyTensor, std::less<>>& tensors, std::string_view name,
                               std::string_view collection);
+
+/// "<loader>: <path>" and a part after it, in one string: the loaders build it for every load,
+/// in one allocation and without a stream. `file()` opens the messages about the file,
+/// `whole()` those about the part ("load_npy: <a.npy>: array").
+class FileContext {
+ public:
+  FileContext(std::string_view loader, PathRef path, std::string_view part);
+  std::string_view file() const { return std::string_view(text_).substr(0, file_length_); }
+  std::string_view whole() const { return text_; }
+
+ private:
+  std::string text_;
+  std::size_t file_length_;
+};
 
 /// The access to map a file with for `options`: copies only read, so copy = true maps read-only.
 MapAccess mapping_access(const LoadOptions& options);

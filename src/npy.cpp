@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cctype>
 #include <string>
 #include <string_view>
 
@@ -81,7 +80,13 @@ class HeaderParser {
     fail(concat("expected ", expected, " at position ", position_, ", found '", text_[position_], "'"));
   }
 
-  void skip_space() { position_ = std::min(text_.find_first_not_of(" \t\n\v\f\r", position_), text_.size()); }
+  /// Python's whitespace in a header: ' ' and '\t' to '\r' ("\t\n\v\f\r").
+  static bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+  static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+  void skip_space() {
+    while (position_ < text_.size() && is_space(text_[position_])) ++position_;
+  }
   bool accept(char c) {
     skip_space();
     if (position_ < text_.size() && text_[position_] == c) {
@@ -154,10 +159,10 @@ class HeaderParser {
   index_t parse_extent(std::size_t dim) {
     skip_space();
     const bool negative = accept('-');
-    if (position_ >= text_.size() || !std::isdigit(static_cast<unsigned char>(text_[position_])))
+    if (position_ >= text_.size() || !is_digit(text_[position_]))
       fail_expected(concat("an integer for dimension ", dim, " of 'shape'"));
     index_t value = 0;
-    for (; position_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[position_])); ++position_) {
+    for (; position_ < text_.size() && is_digit(text_[position_]); ++position_) {
       if (detail::mul_overflows(value, index_t{10}, value) ||
           detail::add_overflows(value, index_t(text_[position_] - '0'), value))
         fail(concat("dimension ", dim, " of 'shape' does not fit in 64 bits"));
@@ -249,7 +254,8 @@ std::string npy_prefix(const std::string& dict) {
 }  // namespace
 
 AnyTensor load_npy(PathRef path, LoadOptions options) {
-  const std::string description = std::string("load_npy: <") + path.c_str() + ">";  // no stream: every load builds it
+  const detail::FileContext context("load_npy", path, ": array");
+  const std::string_view description = context.file();
   const MapAccess access = detail::mapping_access(options);
   // A copy on the CPU reads the file into memory of its own and views that: no mapping.
   const bool read = options.device == cpu && options.copy.value_or(false);
@@ -270,7 +276,7 @@ AnyTensor load_npy(PathRef path, LoadOptions options) {
                                     header.foreign_byte_order};
   LoadOptions stored_options = options;
   if (read) stored_options.copy.reset();  // copied already: copied again only to swap bytes or align
-  return detail::load_stored_tensor(file, stored, stored_options, description + ": array");
+  return detail::load_stored_tensor(file, stored, stored_options, context.whole());
 }
 
 void save_npy(PathRef path, const AnyTensor& tensor) {

@@ -355,14 +355,8 @@ SafetensorsFile load_safetensors(PathRef path, LoadOptions options) {
 
 SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOptions& options,
                                                   const std::function<bool(std::string_view)>& keep) {
-  // "load_safetensors: <file>: the header" opens the JSON reader's messages, and its part up to
-  // the header every other message: built in one allocation, without a stream, by every load.
-  constexpr std::string_view opening = "load_safetensors: <", closing = ">", header_part = ": the header";
-  const std::string_view path_text = path.c_str();
-  std::string header_what;
-  header_what.reserve(opening.size() + path_text.size() + closing.size() + header_part.size());
-  header_what.append(opening).append(path_text).append(closing).append(header_part);
-  const std::string_view description(header_what.data(), header_what.size() - header_part.size());
+  const detail::FileContext context("load_safetensors", path, ": the header");
+  const std::string_view description = context.file();
   const MapAccess access = detail::mapping_access(options);
   // A copy of every tensor on the CPU reads the file into memory of its own: no mapping.
   const bool read = options.device == cpu && options.copy.value_or(false) && !keep;
@@ -378,7 +372,7 @@ SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOption
   std::vector<Entry> entries;
   HeaderEvents events(reader, entries, file);
   detail::read_json_events({reinterpret_cast<const char*>(header.data()), header.size()}, max_header_depth,
-                           header_what, events);
+                           context.whole(), events);
   reader.check_layout(entries);
 
   const bool foreign = std::endian::native != std::endian::little;
