@@ -190,9 +190,7 @@ ZT_AVX2_CLONES void convert_values(const From* __restrict in, To* __restrict out
 }
 
 /// Float -> int32 or uint32 (the same bits) in chunks of 64 values, 8 at a time, where the
-/// CPU has AVX2; returns how many values it converted from the start (the values before
-/// `out`'s first 32-byte boundary one by one, so that no store of a vector splits across
-/// two cache lines, then whole chunks). VCVTTPS2DQ gives
+/// CPU has AVX2; returns how many values it converted (whole chunks). VCVTTPS2DQ gives
 /// float_to_integer's value for every value within int32 and INT32_MIN for any other (NaN,
 /// or one to saturate or wrap), so a chunk that produced INT32_MIN is converted again value
 /// by value. C++ cannot say this without undefined behaviour (casting such a value), and
@@ -203,11 +201,7 @@ __attribute__((target("avx2"))) index_t floats_to_int32s_avx2(const float* in, T
   static_assert(std::is_integral_v<To> && sizeof(To) == 4);
   constexpr index_t chunk = 64;
   const __m256i int32_min = _mm256_set1_epi32(std::numeric_limits<std::int32_t>::min());
-  constexpr std::uintptr_t vector_bytes = sizeof(__m256i);
-  const auto to_boundary = index_t((vector_bytes - reinterpret_cast<std::uintptr_t>(out) % vector_bytes) %
-                                   vector_bytes / sizeof(To));
   index_t start = 0;
-  for (; start < std::min(to_boundary, count); ++start) out[start] = float_to_integer<To>(in[start]);
   for (; start + chunk <= count; start += chunk) {
     __m256i flagged = _mm256_setzero_si256();
     for (index_t i = start; i < start + chunk; i += 8) {
