@@ -136,7 +136,8 @@ inline void copy_layout(Sizes shape, Sizes strides, SizesOut out_shape, SizesOut
   return checked_mul(first, strides[d]);
 }
 
-/// narrow(dim, start, length): PyTorch's checks, then slice(dim, start, start + length).
+/// narrow(dim, start, length): PyTorch's checks, then the layout of slice(dim, start,
+/// start + length), whose clamps and step have nothing left to do.
 [[nodiscard]] inline index_t narrow_layout(Sizes shape, Sizes strides, index_t dim, index_t start, index_t length,
                                            SizesOut out_shape, SizesOut out_strides) {
   if (shape.empty()) [[unlikely]] throw_zero_dim("narrow()");
@@ -146,7 +147,9 @@ inline void copy_layout(Sizes shape, Sizes strides, SizesOut out_shape, SizesOut
   if (start < -size || start > size) [[unlikely]] throw_narrow(start, length, size);
   if (start < 0) start += size;
   if (start > size - length) [[unlikely]] throw_narrow(start, length, size);
-  return slice_layout(shape, strides, index_t(d), start, start + length, 1, out_shape, out_strides);
+  copy_layout(shape, strides, out_shape, out_strides);
+  out_shape[d] = length;
+  return checked_mul(start, strides[d]);
 }
 
 /// select(dim, index): the result drops `dim`.
