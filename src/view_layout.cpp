@@ -56,6 +56,86 @@ Layout squeeze_where(Sizes shape, Sizes strides, const std::vector<bool>& drop) 
   return layout;
 }
 
+/// `sizes` with its one -1 inferred from `numel` (PyTorch's infer_size and its errors),
+/// written to `out` (as many entries as `sizes`).
+void infer_size(Sizes sizes, index_t numel, SizesOut out) {
+  std::optional<std::size_t> inferred;
+  index_t product = 1;
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    out[d] = sizes[d];
+    if (sizes[d] == -1) {
+      if (inferred) throw ValueError("only one dimension can be inferred");
+      inferred = d;
+    } else if (sizes[d] < 0) {
+      throw ValueError(concat("invalid shape dimension ", sizes[d]));
+    } else if (mul_overflows(product, sizes[d], product)) {
+      throw ValueError(concat("shape '", bracketed(sizes), "' is invalid for input of size ", numel));
+    }
+  }
+  const bool fits = product == numel || (inferred && product > 0 && numel % product == 0);
+  if (!fits) throw ValueError(concat("shape '", bracketed(sizes), "' is invalid for input of size ", numel));
+  if (inferred && product == 0)
+    throw ValueError(concat("cannot reshape tensor of 0 elements into shape ", bracketed(sizes),
+                            " because the unspecified dimension size -1 can be any value and is ambiguous"));
+  if (inferred) out[*inferred] = numel / product;
+}
+
+/// Writes the strides viewing `shape`/`strides` (`elements` elements) as `sizes` needs
+/// (PyTorch's rule), or returns false when no strides can; `sizes` already inferred.
+bool view_strides(Sizes shape, Sizes strides, index_t elements, Sizes sizes, SizesOut out) {
+  if (shape.empty()) {
+    std::fill(out.begin(), out.end(), index_t{1});
+    return true;
+  }
+  if (elements == 0) {
+    const bool same = std::equal(shape.begin(), shape.end(), sizes.begin(), sizes.end());
+    const DynamicExtents packed = contiguous_strides(DynamicExtents(sizes));
+    std::copy_n(same ? strides.data() : packed.data(), sizes.size(), out.begin());
+    return true;
+  }
+  // The common case first: a source in C order with C-order strides throughout (extent-1
+  // dimensions included) is one chunk of base stride 1 under the rule below, which then
+  // gives `sizes` their C-order strides too.
+  // No product here overflows: each is at most `elements`.
+  bool packed = true;
+  index_t step = 1;
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    packed = packed && strides[d] == step;
+    step *= shape[d];
+  }
+  if (packed) {
+    step = 1;
+    for (std::size_t d = sizes.size(); d-- > 0;) {
+      out[d] = step;
+      step *= sizes[d];
+    }
+    return true;
+  }
+  // PyTorch's rule: the source's dimensions split into chunks that are contiguous among
+  // themselves; each chunk must be covered exactly by consecutive dimensions of the view.
+  std::ptrdiff_t view_d = std::ptrdiff_t(sizes.size()) - 1;
+  index_t chunk_base_stride = strides.back(), tensor_numel = 1, view_numel = 1;
+  for (std::ptrdiff_t tensor_d = std::ptrdiff_t(shape.size()) - 1; tensor_d >= 0; --tensor_d) {
+    tensor_numel *= shape[std::size_t(tensor_d)];
+    const bool chunk_ends =
+        tensor_d == 0 || (shape[std::size_t(tensor_d - 1)] != 1 &&
+                          strides[std::size_t(tensor_d - 1)] != checked_mul(tensor_numel, chunk_base_stride));
+    if (!chunk_ends) continue;
+    while (view_d >= 0 && (view_numel < tensor_numel || sizes[std::size_t(view_d)] == 1)) {
+      out[std::size_t(view_d)] = checked_mul(view_numel, chunk_base_stride);
+      view_numel *= sizes[std::size_t(view_d)];
+      --view_d;
+    }
+    if (view_numel != tensor_numel) return false;
+    if (tensor_d > 0) {
+      chunk_base_stride = strides[std::size_t(tensor_d - 1)];
+      tensor_numel = 1;
+      view_numel = 1;
+    }
+  }
+  return view_d == -1;
+}
+
 }  // namespace
 
 void throw_dim_out_of_range(index_t dim, index_t low, index_t high) {
@@ -205,71 +285,14 @@ void movedim_layout(Sizes shape, Sizes strides, Sizes sources, Sizes destination
   }
 }
 
-void infer_size(Sizes sizes, index_t numel, SizesOut out) {
-  std::optional<std::size_t> inferred;
-  index_t product = 1;
-  for (std::size_t d = 0; d < sizes.size(); ++d) {
-    out[d] = sizes[d];
-    if (sizes[d] == -1) {
-      if (inferred) throw ValueError("only one dimension can be inferred");
-      inferred = d;
-    } else if (sizes[d] < 0) {
-      throw ValueError(concat("invalid shape dimension ", sizes[d]));
-    } else if (mul_overflows(product, sizes[d], product)) {
-      throw ValueError(concat("shape '", bracketed(sizes), "' is invalid for input of size ", numel));
-    }
-  }
-  const bool fits = product == numel || (inferred && product > 0 && numel % product == 0);
-  if (!fits) throw ValueError(concat("shape '", bracketed(sizes), "' is invalid for input of size ", numel));
-  if (inferred && product == 0)
-    throw ValueError(concat("cannot reshape tensor of 0 elements into shape ", bracketed(sizes),
-                            " because the unspecified dimension size -1 can be any value and is ambiguous"));
-  if (inferred) out[*inferred] = numel / product;
-}
-
-bool view_strides(Sizes shape, Sizes strides, Sizes sizes, SizesOut out) {
-  if (shape.empty()) {
-    std::fill(out.begin(), out.end(), index_t{1});
-    return true;
-  }
-  if (numel(shape) == 0) {
-    const bool same = std::equal(shape.begin(), shape.end(), sizes.begin(), sizes.end());
-    const DynamicExtents packed = contiguous_strides(DynamicExtents(sizes));
-    std::copy_n(same ? strides.data() : packed.data(), sizes.size(), out.begin());
-    return true;
-  }
-  // PyTorch's rule: the source's dimensions split into chunks that are contiguous among
-  // themselves; each chunk must be covered exactly by consecutive dimensions of the view.
-  std::ptrdiff_t view_d = std::ptrdiff_t(sizes.size()) - 1;
-  index_t chunk_base_stride = strides.back(), tensor_numel = 1, view_numel = 1;
-  for (std::ptrdiff_t tensor_d = std::ptrdiff_t(shape.size()) - 1; tensor_d >= 0; --tensor_d) {
-    tensor_numel *= shape[std::size_t(tensor_d)];
-    const bool chunk_ends =
-        tensor_d == 0 || (shape[std::size_t(tensor_d - 1)] != 1 &&
-                          strides[std::size_t(tensor_d - 1)] != checked_mul(tensor_numel, chunk_base_stride));
-    if (!chunk_ends) continue;
-    while (view_d >= 0 && (view_numel < tensor_numel || sizes[std::size_t(view_d)] == 1)) {
-      out[std::size_t(view_d)] = checked_mul(view_numel, chunk_base_stride);
-      view_numel *= sizes[std::size_t(view_d)];
-      --view_d;
-    }
-    if (view_numel != tensor_numel) return false;
-    if (tensor_d > 0) {
-      chunk_base_stride = strides[std::size_t(tensor_d - 1)];
-      tensor_numel = 1;
-      view_numel = 1;
-    }
-  }
-  return view_d == -1;
-}
-
 namespace {
 
 /// The body of reshape_layout and view_layout, shared rather than called from one to the
 /// other: a call to an exported function is never inlined (bench_views' view row).
 bool write_view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
-  infer_size(sizes, numel(shape), out_shape);
-  return view_strides(shape, strides, Sizes(out_shape.data(), out_shape.size()), out_strides);
+  const index_t elements = numel(shape);
+  infer_size(sizes, elements, out_shape);
+  return view_strides(shape, strides, elements, Sizes(out_shape.data(), out_shape.size()), out_strides);
 }
 
 [[noreturn]] void throw_view_incompatible() {
@@ -309,7 +332,7 @@ bool flatten_layout(Sizes shape, Sizes strides, index_t start_dim, index_t end_d
   std::copy_n(shape.begin(), start, out_shape.begin());
   out_shape[start] = numel(shape.subspan(start, end - start + 1));
   std::copy(shape.begin() + std::ptrdiff_t(end) + 1, shape.end(), out_shape.begin() + std::ptrdiff_t(start) + 1);
-  return view_strides(shape, strides, Sizes(out_shape.data(), out_shape.size()), out_strides);
+  return view_strides(shape, strides, numel(shape), Sizes(out_shape.data(), out_shape.size()), out_strides);
 }
 
 void unflatten_layout(Sizes shape, Sizes strides, index_t dim, Sizes sizes, SizesOut out_shape,
@@ -319,16 +342,20 @@ void unflatten_layout(Sizes shape, Sizes strides, index_t dim, Sizes sizes, Size
   if (shape.empty()) throw IndexError(concat("Dimension specified as ", d, " but tensor has no dimensions"));
   const index_t size = shape[d];
   index_t product = 1;
-  bool overflow = false;
-  for (index_t size_d : sizes) overflow |= size_d >= 0 && mul_overflows(product, size_d, product);
-  const bool plain = std::none_of(sizes.begin(), sizes.end(), [](index_t s) { return s < 0; });
+  bool plain = true, overflow = false;  // plain: no -1 (nor another negative size) to infer
+  for (index_t size_d : sizes) {
+    if (size_d < 0)
+      plain = false;
+    else
+      overflow |= mul_overflows(product, size_d, product);
+  }
   if (plain && (overflow || product != size))
     throw ValueError(concat("unflatten: Provided sizes ", bracketed(sizes), " don't multiply up to the size of dim ",
                             d, " (", size, ") in the input tensor"));
   std::copy_n(shape.begin(), d, out_shape.begin());
   infer_size(sizes, size, out_shape.subspan(d, sizes.size()));
   std::copy(shape.begin() + std::ptrdiff_t(d) + 1, shape.end(), out_shape.begin() + std::ptrdiff_t(d + sizes.size()));
-  if (!view_strides(shape, strides, Sizes(out_shape.data(), out_shape.size()), out_strides))
+  if (!view_strides(shape, strides, numel(shape), Sizes(out_shape.data(), out_shape.size()), out_strides))
     throw_view_incompatible();
 }
 
@@ -442,27 +469,22 @@ Pieces split_pieces(Sizes shape, index_t split_size, index_t dim) {
   const index_t size = shape[d];
   if (split_size == 0 && size != 0)
     throw ValueError(concat("split_size can only be 0 if dimension size is 0, but got dimension size of ", size));
-  Pieces result{d, {}};
-  result.pieces.reserve(size == 0 ? 1 : std::size_t(size / split_size + (size % split_size != 0)));
-  for (index_t start = 0;; start += split_size) {
-    const index_t left = size - start;
-    result.pieces.push_back({start, std::min(split_size, left)});
-    if (left <= split_size) return result;
-  }
+  const std::size_t count = size == 0 ? 1 : std::size_t(size / split_size + (size % split_size != 0));
+  return Pieces{d, count, split_size, size, {}};
 }
 
 Pieces split_pieces(Sizes shape, Sizes split_sizes, index_t dim) {
   if (shape.empty()) throw ValueError("split expects at least a 1-dimensional tensor");
   const std::size_t d = wrap_dim(dim, shape.size());
-  Pieces result{d, {}};
-  result.pieces.reserve(split_sizes.size());
+  Pieces result{d, split_sizes.size(), 0, 0, {}};
+  result.listed.reserve(split_sizes.size());
   index_t start = 0;
   for (index_t length : split_sizes) {
     if (length < 0)
       throw ValueError(concat("split_with_sizes expects split_sizes have only non-negative entries, but got "
                               "split_sizes=",
                               bracketed(split_sizes)));
-    result.pieces.push_back({start, length});
+    result.listed.push_back({start, length});
     if (add_overflows(start, length, start)) start = -1;  // no sum that overflows matches a size
   }
   if (start != shape[d])
@@ -477,7 +499,7 @@ Pieces chunk_pieces(Sizes shape, index_t chunks, index_t dim) {
   if (chunks <= 0) throw ValueError(concat("chunk expects `chunks` to be greater than 0, got: ", chunks));
   const std::size_t d = wrap_dim(dim, shape.size());
   const index_t size = shape[d];
-  if (size == 0) return Pieces{d, std::vector<Piece>(std::size_t(chunks), Piece{0, 0})};
+  if (size == 0) return Pieces{d, std::size_t(chunks), 0, 0, {}};
   return split_pieces(shape, size / chunks + (size % chunks != 0), index_t(d));
 }
 
@@ -487,12 +509,12 @@ Pieces tensor_split_pieces(Sizes shape, index_t sections, index_t dim) {
   const std::size_t d = wrap_dim(dim, shape.size());
   if (sections <= 0) throw ValueError(concat("number of sections must be larger than 0, got ", sections));
   const index_t size = shape[d], base = size / sections, extra = size % sections;
-  Pieces result{d, {}};
-  result.pieces.reserve(std::size_t(sections));
+  Pieces result{d, std::size_t(sections), 0, 0, {}};
+  result.listed.reserve(std::size_t(sections));
   index_t start = 0;
   for (index_t i = 0; i < sections; ++i) {
     const index_t length = base + (i < extra ? 1 : 0);
-    result.pieces.push_back({start, length});
+    result.listed.push_back({start, length});
     start += length;
   }
   return result;
@@ -508,13 +530,13 @@ Pieces tensor_split_pieces(Sizes shape, Sizes indices, index_t dim) {
     if (index < 0) index += size;
     return index < 0 ? 0 : (index > size ? size : index);
   };
-  Pieces result{d, {}};
-  result.pieces.reserve(indices.size() + 1);
+  Pieces result{d, indices.size() + 1, 0, 0, {}};
+  result.listed.reserve(indices.size() + 1);
   index_t start = 0;
   for (std::size_t i = 0; i <= indices.size(); ++i) {
     const index_t end = i < indices.size() ? clamp(indices[i]) : size;
     const index_t first = clamp(start);
-    result.pieces.push_back({first, end > first ? end - first : 0});
+    result.listed.push_back({first, end > first ? end - first : 0});
     if (i < indices.size()) start = indices[i];
   }
   return result;

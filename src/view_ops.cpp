@@ -30,8 +30,11 @@ AnyTensor from_layout(const AnyTensor& tensor, detail::Layout&& layout) {
 
 std::vector<AnyTensor> narrow_pieces(const AnyTensor& tensor, const detail::Pieces& split) {
   std::vector<AnyTensor> out;
-  out.reserve(split.pieces.size());
-  for (const detail::Piece& piece : split.pieces) out.push_back(tensor.narrow(index_t(split.dim), piece.start, piece.length));
+  out.reserve(split.count);
+  for (std::size_t i = 0; i < split.count; ++i) {
+    const detail::Piece piece = split[i];
+    out.push_back(tensor.narrow(index_t(split.dim), piece.start, piece.length));
+  }
   return out;
 }
 

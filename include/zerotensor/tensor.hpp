@@ -577,8 +577,7 @@ class Tensor {
   /// once, into the result's own shape and strides.
   template <std::size_t R, class U = T, class Layout>
   [[nodiscard]] Tensor<U, R> derive(std::size_t rank, Layout&& layout) const {
-    Tensor<U, R> view(reinterpret_cast<U*>(data_), detail::extents_of_rank<R>(rank), detail::extents_of_rank<R>(rank),
-                      owner_, device_);
+    Tensor<U, R> view(reinterpret_cast<U*>(data_), rank, owner_, device_);
     const detail::SizesOut shape(view.shape_.data(), rank), strides(view.strides_.data(), rank);
     if constexpr (std::is_void_v<decltype(layout(shape, strides))>)
       layout(shape, strides);
@@ -586,6 +585,11 @@ class Tensor {
       view.data_ = reinterpret_cast<U*>(data_ + layout(shape, strides));
     return view;
   }
+  /// A view of rank `rank` whose extents are zero until derive() writes them: built in
+  /// place, never moved.
+  Tensor(T* data, std::size_t rank, const KeepAlive& owner, Device device)
+      : data_(data), shape_(detail::extents_of_rank<Rank>(rank)), strides_(detail::extents_of_rank<Rank>(rank)),
+        device_(device), owner_(owner) {}
   /// A view of a layout built whole (squeeze's, whose rank depends on the extents).
   [[nodiscard]] Tensor<T> from_layout(detail::Layout&& layout) const {
     return Tensor<T>(data_ + layout.offset, std::move(layout.shape), std::move(layout.strides), owner_, device_);
@@ -598,8 +602,11 @@ class Tensor {
   /// The narrow() of each piece (a split's).
   [[nodiscard]] std::vector<Tensor> pieces(const detail::Pieces& split) const {
     std::vector<Tensor> out;
-    out.reserve(split.pieces.size());
-    for (const detail::Piece& piece : split.pieces) out.push_back(narrow(index_t(split.dim), piece.start, piece.length));
+    out.reserve(split.count);
+    for (std::size_t i = 0; i < split.count; ++i) {
+      const detail::Piece piece = split[i];
+      out.push_back(narrow(index_t(split.dim), piece.start, piece.length));
+    }
     return out;
   }
 

@@ -136,7 +136,8 @@ inline void copy_layout(Sizes shape, Sizes strides, SizesOut out_shape, SizesOut
   return checked_mul(first, strides[d]);
 }
 
-/// narrow(dim, start, length): PyTorch's checks, then slice(dim, start, start + length).
+/// narrow(dim, start, length): PyTorch's checks, then the layout of slice(dim, start,
+/// start + length), whose clamps and step have nothing left to do.
 [[nodiscard]] inline index_t narrow_layout(Sizes shape, Sizes strides, index_t dim, index_t start, index_t length,
                                            SizesOut out_shape, SizesOut out_strides) {
   if (shape.empty()) [[unlikely]] throw_zero_dim("narrow()");
@@ -146,7 +147,9 @@ inline void copy_layout(Sizes shape, Sizes strides, SizesOut out_shape, SizesOut
   if (start < -size || start > size) [[unlikely]] throw_narrow(start, length, size);
   if (start < 0) start += size;
   if (start > size - length) [[unlikely]] throw_narrow(start, length, size);
-  return slice_layout(shape, strides, index_t(d), start, start + length, 1, out_shape, out_strides);
+  copy_layout(shape, strides, out_shape, out_strides);
+  out_shape[d] = length;
+  return checked_mul(start, strides[d]);
 }
 
 /// select(dim, index): the result drops `dim`.
@@ -312,12 +315,6 @@ struct Layout {
 /// movedim(sources, destinations).
 ZT_API void movedim_layout(Sizes shape, Sizes strides, Sizes sources, Sizes destinations, SizesOut out_shape,
                     SizesOut out_strides);
-/// `sizes` with its one -1 inferred from `numel` (PyTorch's infer_size and its errors),
-/// written to `out` (as many entries as `sizes`).
-ZT_API void infer_size(Sizes sizes, index_t numel, SizesOut out);
-/// Writes the strides viewing `shape`/`strides` as `sizes` needs (PyTorch's rule), or
-/// returns false when no strides can; `sizes` already inferred.
-[[nodiscard]] ZT_API bool view_strides(Sizes shape, Sizes strides, Sizes sizes, SizesOut out);
 /// reshape(sizes): writes its layout (rank sizes.size()) when it is a view, else returns
 /// false (it needs a copy; the spans then hold no layout).
 [[nodiscard]] ZT_API bool reshape_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape,
@@ -356,10 +353,22 @@ struct Piece {
   index_t length;
 };
 /// The pieces of chunk, split (one size or several) and tensor_split (sections or
-/// indices), each along the wrapped dimension returned.
+/// indices), along the wrapped dimension `dim`. Piece i is listed[i] when the pieces are
+/// listed; else the pieces are even: piece i starts at i * length and ends at the latest at
+/// `extent` (the last one shorter). chunk and split(size), the common calls, list nothing:
+/// their only allocation is the result's vector.
 struct Pieces {
   std::size_t dim;
-  std::vector<Piece> pieces;
+  std::size_t count;
+  index_t length = 0;
+  index_t extent = 0;
+  std::vector<Piece> listed;
+
+  [[nodiscard]] Piece operator[](std::size_t i) const {
+    if (!listed.empty()) return listed[i];
+    const index_t start = index_t(i) * length;
+    return {start, std::min(length, extent - start)};
+  }
 };
 [[nodiscard]] ZT_API Pieces chunk_pieces(Sizes shape, index_t chunks, index_t dim);
 [[nodiscard]] ZT_API Pieces split_pieces(Sizes shape, index_t split_size, index_t dim);
