@@ -185,10 +185,11 @@ inline void permute_layout(Sizes shape, Sizes strides, Sizes dims, SizesOut out_
 inline void transpose_layout(Sizes shape, Sizes strides, index_t dim0, index_t dim1, SizesOut out_shape,
                              SizesOut out_strides) {
   const std::size_t a = wrap_dim(dim0, shape.size()), b = wrap_dim(dim1, shape.size());
-  copy_layout(shape, strides, out_shape, out_strides);
-  if (shape.empty()) return;
-  std::swap(out_shape[a], out_shape[b]);
-  std::swap(out_strides[a], out_strides[b]);
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    const std::size_t from = d == a ? b : d == b ? a : d;
+    out_shape[d] = shape[from];
+    out_strides[d] = strides[from];
+  }
 }
 
 /// movedim(source, destination) for one dimension: the others keep their order.
