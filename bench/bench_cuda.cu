@@ -55,21 +55,26 @@ void BM_to_device_from_pinned(benchmark::State& state) {
   time_to_device(state, host_floats(state.range(0)).to(pinned));
 }
 
-std::filesystem::path npy_path() { return std::filesystem::temp_directory_path() / "zerotensor_bench_cuda.npy"; }
+std::filesystem::path bench_file(const char* extension) {
+  return std::filesystem::temp_directory_path() / (std::string("zerotensor_bench_cuda") + extension);
+}
 
-/// A .npy file of n floats, written once per process (main removes it).
-const std::filesystem::path& npy_file(zt::index_t n) {
-  static const std::filesystem::path path = [n] {
-    zt::save_npy(npy_path(), host_floats(n));
-    return npy_path();
+/// The files the loaders read, copy_count floats as .npy and as .safetensors (tensor "x"),
+/// written at the first call (main removes them); returns the one named by `extension`.
+std::filesystem::path written_file(const char* extension) {
+  [[maybe_unused]] static const bool written = [] {
+    const zt::AnyTensor floats = host_floats(copy_count);
+    zt::save_npy(bench_file(".npy"), floats);
+    zt::save_safetensors(bench_file(".safetensors"), {{"x", floats}});
+    return true;
   }();
-  return path;
+  return bench_file(extension);
 }
 
 // A file straight to the device (page cache hot after the first iteration): streamed from
 // the mapping through the staging buffers, the host threads taking the page faults.
 void BM_load_npy_to_device(benchmark::State& state) {
-  const auto& path = npy_file(state.range(0));
+  const std::filesystem::path path = written_file(".npy");
   for (auto _ : state) {
     zt::AnyTensor device = zt::load_npy(path, {.device = zt::cuda(0)});
     benchmark::DoNotOptimize(device.data_ptr());
@@ -77,22 +82,9 @@ void BM_load_npy_to_device(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * state.range(0) * 4);
 }
 
-std::filesystem::path safetensors_path() {
-  return std::filesystem::temp_directory_path() / "zerotensor_bench_cuda.safetensors";
-}
-
-/// A .safetensors file of one tensor of n floats, written once per process (main removes it).
-const std::filesystem::path& safetensors_file(zt::index_t n) {
-  static const std::filesystem::path path = [n] {
-    zt::save_safetensors(safetensors_path(), {{"x", host_floats(n)}});
-    return safetensors_path();
-  }();
-  return path;
-}
-
 // safetensors' load_file(device="cuda") done by load_safetensors: mapped, streamed to the device.
 void BM_load_safetensors_to_device(benchmark::State& state) {
-  const auto& path = safetensors_file(state.range(0));
+  const std::filesystem::path path = written_file(".safetensors");
   for (auto _ : state) {
     zt::SafetensorsFile device = zt::load_safetensors(path, {.device = zt::cuda(0)});
     benchmark::DoNotOptimize(device.at("x").data_ptr());
@@ -115,7 +107,7 @@ void with_staging(benchmark::State& state, Body&& body) {
 // The staging options against each other, both ways (how the defaults were chosen: README).
 void BM_load_safetensors_staging(benchmark::State& state) {
   with_staging(state, [&] {
-    const auto& path = safetensors_file(copy_count);
+    const std::filesystem::path path = written_file(".safetensors");
     for (auto _ : state) benchmark::DoNotOptimize(zt::load_safetensors(path, {.device = zt::cuda(0)}).at("x").data_ptr());
   });
 }
@@ -136,7 +128,7 @@ void staging_grid(benchmark::internal::Benchmark* benchmark) {
 }
 
 void BM_from_file_to_device(benchmark::State& state) {
-  const auto& path = npy_file(state.range(0));
+  const std::filesystem::path path = written_file(".npy");
   for (auto _ : state) {
     zt::AnyTensor device = zt::from_file(path, {.size = state.range(0), .dtype = zt::float32, .device = zt::cuda(0)});
     benchmark::DoNotOptimize(device.data_ptr());
@@ -289,7 +281,7 @@ int main(int argc, char** argv) {
   comparisons.push_back({name("BM_triad_eigen", size), name("BM_triad_kernel", size)});
   const int status = zt_bench::run(argc, argv, comparisons);
   std::error_code ignored;
-  std::filesystem::remove(npy_path(), ignored);
-  std::filesystem::remove(safetensors_path(), ignored);
+  std::filesystem::remove(bench_file(".npy"), ignored);
+  std::filesystem::remove(bench_file(".safetensors"), ignored);
   return status;
 }
