@@ -43,72 +43,110 @@ std::vector<std::size_t> wrap_dims(Sizes dims, std::size_t rank, OnRepeat on_rep
   return wrapped;
 }
 
-Layout squeeze_where(Sizes shape, Sizes strides, const std::vector<bool>& drop) {
-  Layout layout;
-  std::vector<index_t> kept_shape, kept_strides;
-  for (std::size_t d = 0; d < shape.size(); ++d) {
-    if (drop[d] && shape[d] == 1) continue;
-    kept_shape.push_back(shape[d]);
-    kept_strides.push_back(strides[d]);
-  }
-  layout.shape = DynamicExtents(Sizes(kept_shape));
-  layout.strides = DynamicExtents(Sizes(kept_strides));
-  return layout;
+/// Whether squeeze(dims) drops dimension `d`: extent 1, and listed in `dims` (every
+/// dimension when there are no `dims`, as squeeze() drops them all).
+bool squeezed(Sizes shape, std::optional<Sizes> dims, std::size_t d) {
+  if (shape[d] != 1) return false;
+  return !dims || std::any_of(dims->begin(), dims->end(), [&](index_t dim) { return wrap_dim(dim, shape.size()) == d; });
 }
 
-/// `sizes` with its one -1 inferred from `numel` (PyTorch's infer_size and its errors),
-/// written to `out` (as many entries as `sizes`).
-void infer_size(Sizes sizes, index_t numel, SizesOut out) {
-  std::optional<std::size_t> inferred;
+[[noreturn]] void throw_invalid_shape(Sizes sizes, index_t numel) {
+  throw ValueError(concat("shape '", bracketed(sizes), "' is invalid for input of size ", numel));
+}
+
+/// infer_size's errors, in PyTorch's order, for `sizes` that infer_size refused.
+[[noreturn]] void throw_infer_size(Sizes sizes, index_t numel) {
+  bool inferred = false;
+  index_t product = 1;
+  for (index_t size : sizes) {
+    if (size == -1) {
+      if (inferred) throw ValueError("only one dimension can be inferred");
+      inferred = true;
+    } else if (size < 0) {
+      throw ValueError(concat("invalid shape dimension ", size));
+    } else if (mul_overflows(product, size, product)) {
+      throw_invalid_shape(sizes, numel);
+    }
+  }
+  if (inferred && product == 0 && numel == 0)
+    throw ValueError(concat("cannot reshape tensor of 0 elements into shape ", bracketed(sizes),
+                            " because the unspecified dimension size -1 can be any value and is ambiguous"));
+  throw_invalid_shape(sizes, numel);
+}
+
+/// `sizes` with its one -1 inferred from `numel` (PyTorch's infer_size), written to `out`
+/// (as many entries as `sizes`); false when no size fits (throw_infer_size says why).
+bool inferred_size(Sizes sizes, index_t numel, SizesOut out) {
+  std::size_t inferred = sizes.size();  // none yet
   index_t product = 1;
   for (std::size_t d = 0; d < sizes.size(); ++d) {
     out[d] = sizes[d];
     if (sizes[d] == -1) {
-      if (inferred) throw ValueError("only one dimension can be inferred");
+      if (inferred != sizes.size()) return false;
       inferred = d;
-    } else if (sizes[d] < 0) {
-      throw ValueError(concat("invalid shape dimension ", sizes[d]));
-    } else if (mul_overflows(product, sizes[d], product)) {
-      throw ValueError(concat("shape '", bracketed(sizes), "' is invalid for input of size ", numel));
+    } else if (sizes[d] < 0 || mul_overflows(product, sizes[d], product)) {
+      return false;
     }
   }
-  const bool fits = product == numel || (inferred && product > 0 && numel % product == 0);
-  if (!fits) throw ValueError(concat("shape '", bracketed(sizes), "' is invalid for input of size ", numel));
-  if (inferred && product == 0)
-    throw ValueError(concat("cannot reshape tensor of 0 elements into shape ", bracketed(sizes),
-                            " because the unspecified dimension size -1 can be any value and is ambiguous"));
-  if (inferred) out[*inferred] = numel / product;
+  if (inferred == sizes.size()) return product == numel;
+  if (product == 0 || numel % product != 0) return false;
+  out[inferred] = numel / product;
+  return true;
 }
 
-/// Writes the strides viewing `shape`/`strides` (`elements` elements) as `sizes` needs
-/// (PyTorch's rule), or returns false when no strides can; `sizes` already inferred.
-bool view_strides(Sizes shape, Sizes strides, index_t elements, Sizes sizes, SizesOut out) {
-  if (shape.empty()) {
-    std::fill(out.begin(), out.end(), index_t{1});
-    return true;
-  }
-  if (elements == 0) {
-    const bool same = std::equal(shape.begin(), shape.end(), sizes.begin(), sizes.end());
-    const DynamicExtents packed = contiguous_strides(DynamicExtents(sizes));
-    std::copy_n(same ? strides.data() : packed.data(), sizes.size(), out.begin());
-    return true;
-  }
-  // The common case first: a source in C order with C-order strides throughout (extent-1
-  // dimensions included) is one chunk of base stride 1 under the rule below, which then
-  // gives `sizes` their C-order strides too.
-  // No product here overflows: each is at most `elements`.
+void infer_size(Sizes sizes, index_t numel, SizesOut out) {
+  if (!inferred_size(sizes, numel, out)) throw_infer_size(sizes, numel);
+}
+
+/// unflatten's errors for empty `sizes` or a rank-0 source.
+[[noreturn]] void throw_unflatten_rank(Sizes sizes, std::size_t dim) {
+  if (sizes.empty()) throw ValueError("unflatten: sizes must be non-empty");
+  throw IndexError(concat("Dimension specified as ", dim, " but tensor has no dimensions"));
+}
+
+/// unflatten's errors for `sizes` that inferred_size refused for dimension `dim` of extent
+/// `size`: sizes without a -1 (nor another negative one) get unflatten's own message.
+[[noreturn]] void throw_unflatten_sizes(Sizes sizes, std::size_t dim, index_t size) {
+  if (std::all_of(sizes.begin(), sizes.end(), [](index_t s) { return s >= 0; }))
+    throw ValueError(concat("unflatten: Provided sizes ", bracketed(sizes), " don't multiply up to the size of dim ",
+                            dim, " (", size, ") in the input tensor"));
+  throw_infer_size(sizes, size);
+}
+
+/// A source's element count, and whether its strides are C order throughout (extent-1
+/// dimensions included): one pass that every reshaping view starts with.
+struct Source {
+  index_t elements = 1;
   bool packed = true;
-  index_t step = 1;
+};
+Source describe(Sizes shape, Sizes strides) noexcept {
+  Source source;
   for (std::size_t d = shape.size(); d-- > 0;) {
-    packed = packed && strides[d] == step;
-    step *= shape[d];
+    source.packed &= strides[d] == source.elements;
+    source.elements *= shape[d];
   }
-  if (packed) {
-    step = 1;
-    for (std::size_t d = sizes.size(); d-- > 0;) {
-      out[d] = step;
-      step *= sizes[d];
-    }
+  return source;
+}
+
+/// C-order strides for `sizes` (an extent 0 steps as 1, as contiguous_strides), written to `out`.
+void write_contiguous_strides(Sizes sizes, SizesOut out) noexcept {
+  index_t step = 1;
+  for (std::size_t d = sizes.size(); d-- > 0;) {
+    out[d] = step;
+    step *= sizes[d] > 1 ? sizes[d] : 1;
+  }
+}
+
+/// view_strides for a source that is empty or not packed: an empty one keeps its strides
+/// when the shape stays, else takes C-order strides; the others follow PyTorch's rule.
+/// Out of line, so that the packed case inlines into its callers.
+[[gnu::noinline]] bool unpacked_view_strides(Sizes shape, Sizes strides, index_t elements, Sizes sizes,
+                                             SizesOut out) {
+  if (elements == 0) {
+    if (std::equal(shape.begin(), shape.end(), sizes.begin(), sizes.end()))
+      std::copy_n(strides.data(), sizes.size(), out.begin());
+    else
+      write_contiguous_strides(sizes, out);
     return true;
   }
   // PyTorch's rule: the source's dimensions split into chunks that are contiguous among
@@ -134,6 +172,42 @@ bool view_strides(Sizes shape, Sizes strides, index_t elements, Sizes sizes, Siz
     }
   }
   return view_d == -1;
+}
+
+/// Writes the strides viewing `shape`/`strides` as `sizes` needs, or returns false when no
+/// strides can; `sizes` already inferred. A packed source's view is in C order (one chunk
+/// of base stride 1 under PyTorch's rule).
+bool view_strides(Sizes shape, Sizes strides, Source source, Sizes sizes, SizesOut out) {
+  if (!source.packed || source.elements == 0)
+    return unpacked_view_strides(shape, strides, source.elements, sizes, out);
+  write_contiguous_strides(sizes, out);
+  return true;
+}
+
+[[noreturn]] void throw_as_strided_outside(index_t first, index_t last, index_t low, index_t high) {
+  throw ValueError(concat("as_strided: the view reaches elements [", first, ", ", last,
+                          "] from the tensor's first element, outside the elements [", low, ", ", high,
+                          "] the tensor reaches"));
+}
+
+/// as_strided's checks one at a time, in PyTorch's order, each throwing its own message;
+/// else the last element the result reaches (its offset when it is empty, where a product
+/// that overflows reaches nothing).
+index_t as_strided_reach(Sizes sizes, Sizes new_strides, index_t offset) {
+  for (index_t size : sizes) {
+    if (size < 0)
+      throw ValueError(concat("Trying to create tensor with negative dimension ", size, ": ", bracketed(sizes)));
+  }
+  for (index_t stride : new_strides) {
+    if (stride < 0)
+      throw ValueError(concat("as_strided: Negative strides are not supported at the moment, got strides: ",
+                              bracketed(new_strides)));
+  }
+  if (offset < 0) throw ValueError(concat("Tensor: invalid storage offset ", offset));
+  if (checked_numel(sizes, 1, "as_strided()") == 0) return offset;
+  index_t high = offset;
+  for (std::size_t d = 0; d < sizes.size(); ++d) high = checked_add(high, checked_mul(sizes[d] - 1, new_strides[d]));
+  return high;
 }
 
 }  // namespace
@@ -220,6 +294,38 @@ void throw_unfold(index_t size, index_t step, index_t dim_size, std::size_t dim)
   throw ValueError(concat("step is ", step, " but must be > 0"));
 }
 
+void throw_flatten_order() {
+  throw ValueError("flatten() has invalid args: start_dim cannot come after end_dim");
+}
+
+void throw_view_dtype(Sizes shape, Sizes strides, DType from, DType to, const void* address) {
+  if (to == DType::Bool && from != DType::Bool)
+    throw TypeError(concat("view(bool): ", from,
+                           " bytes other than 0 and 1 are no valid bool; view a bool tensor, or convert with to()"));
+  std::string rule, found;
+  const std::size_t last = shape.empty() ? 0 : shape.size() - 1;
+  if (shape.empty()) {
+    rule = "self.dim() cannot be 0";
+  } else if (strides[last] != 1) {
+    rule = "self.stride(-1) must be 1";
+    found = concat(", but got ", strides[last]);
+  } else {
+    const index_t ratio = index_t(itemsize(to) / itemsize(from));
+    const auto odd = std::find_if(strides.begin(), strides.begin() + std::ptrdiff_t(last),
+                                  [ratio](index_t stride) { return stride % ratio != 0; });
+    if (shape[last] % ratio != 0) {
+      rule = concat("self.size(-1) must be divisible by ", ratio);
+      found = concat(", but got ", shape[last]);
+    } else if (odd != strides.begin() + std::ptrdiff_t(last)) {
+      rule = concat("self.stride(", odd - strides.begin(), ") must be divisible by ", ratio);
+      found = concat(", but got ", *odd);
+    } else {
+      rule = concat("the data address ", address, " must be aligned to ", alignment(to), " bytes");
+    }
+  }
+  throw ValueError(concat(rule, " to view ", from, " as ", to, " (different element sizes)", found));
+}
+
 void throw_t_rank(std::size_t rank) {
   throw ValueError(concat("t() expects a tensor with <= 2 dimensions, but self is ", rank, "D"));
 }
@@ -235,19 +341,25 @@ void throw_conjugate_view(const char* operation, DType dtype) {
                          "mT() and conjugate a copy"));
 }
 
-Layout squeeze_layout(Sizes shape, Sizes strides) {
-  return squeeze_where(shape, strides, std::vector<bool>(shape.size(), true));
+std::size_t squeeze_rank(Sizes shape, std::optional<Sizes> dims) {
+  for (std::size_t i = 0; dims && i < dims->size(); ++i) {
+    const std::size_t d = wrap_dim((*dims)[i], shape.size());
+    for (std::size_t j = 0; j < i; ++j) {
+      if (wrap_dim((*dims)[j], shape.size()) == d)
+        throw ValueError(concat("dim ", d, " appears multiple times in the list of dims"));
+    }
+  }
+  std::size_t rank = 0;
+  for (std::size_t d = 0; d < shape.size(); ++d) rank += squeezed(shape, dims, d) ? 0 : 1;
+  return rank;
 }
 
-Layout squeeze_layout(Sizes shape, Sizes strides, Sizes dims) {
-  std::vector<bool> drop(shape.size(), false);
-  const auto repeated = [](std::size_t d) {
-    throw ValueError(concat("dim ", d, " appears multiple times in the list of dims"));
-  };
-  for (std::size_t d : wrap_dims(dims, shape.size(), repeated)) {
-    if (!shape.empty()) drop[d] = true;
+void squeeze_layout(Sizes shape, Sizes strides, std::optional<Sizes> dims, SizesOut out_shape, SizesOut out_strides) {
+  for (std::size_t from = 0, to = 0; from < shape.size(); ++from) {
+    if (squeezed(shape, dims, from)) continue;
+    out_shape[to] = shape[from];
+    out_strides[to++] = strides[from];
   }
-  return squeeze_where(shape, strides, drop);
 }
 
 void movedim_layout(Sizes shape, Sizes strides, Sizes sources, Sizes destinations, SizesOut out_shape,
@@ -290,9 +402,9 @@ namespace {
 /// The body of reshape_layout and view_layout, shared rather than called from one to the
 /// other: a call to an exported function is never inlined (bench_views' view row).
 bool write_view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
-  const index_t elements = numel(shape);
-  infer_size(sizes, elements, out_shape);
-  return view_strides(shape, strides, elements, Sizes(out_shape.data(), out_shape.size()), out_strides);
+  const Source source = describe(shape, strides);
+  infer_size(sizes, source.elements, out_shape);
+  return view_strides(shape, strides, source, Sizes(out_shape.data(), out_shape.size()), out_strides);
 }
 
 [[noreturn]] void throw_view_incompatible() {
@@ -311,12 +423,6 @@ void view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, Si
   if (!write_view_layout(shape, strides, sizes, out_shape, out_strides)) throw_view_incompatible();
 }
 
-std::size_t flatten_rank(Sizes shape, index_t start_dim, index_t end_dim) {
-  const std::size_t start = wrap_dim(start_dim, shape.size()), end = wrap_dim(end_dim, shape.size());
-  if (start > end) throw ValueError("flatten() has invalid args: start_dim cannot come after end_dim");
-  return shape.empty() ? 1 : shape.size() - (end - start);
-}
-
 bool flatten_layout(Sizes shape, Sizes strides, index_t start_dim, index_t end_dim, SizesOut out_shape,
                     SizesOut out_strides) {
   if (shape.empty()) {  // a rank-0 tensor becomes one element of rank 1
@@ -329,104 +435,61 @@ bool flatten_layout(Sizes shape, Sizes strides, index_t start_dim, index_t end_d
     copy_layout(shape, strides, out_shape, out_strides);
     return true;
   }
-  std::copy_n(shape.begin(), start, out_shape.begin());
-  out_shape[start] = numel(shape.subspan(start, end - start + 1));
-  std::copy(shape.begin() + std::ptrdiff_t(end) + 1, shape.end(), out_shape.begin() + std::ptrdiff_t(start) + 1);
-  return view_strides(shape, strides, numel(shape), Sizes(out_shape.data(), out_shape.size()), out_strides);
+  index_t merged = 1;  // the extent of dimensions start..end as one
+  for (std::size_t d = 0, to = 0; d < shape.size(); ++d) {
+    if (d < start || d > end) {
+      out_shape[to++] = shape[d];
+    } else {
+      merged *= shape[d];
+      if (d == end) out_shape[to++] = merged;
+    }
+  }
+  return view_strides(shape, strides, describe(shape, strides), Sizes(out_shape.data(), out_shape.size()),
+                      out_strides);
 }
 
 void unflatten_layout(Sizes shape, Sizes strides, index_t dim, Sizes sizes, SizesOut out_shape,
                       SizesOut out_strides) {
   const std::size_t d = wrap_dim(dim, shape.size());
-  if (sizes.empty()) throw ValueError("unflatten: sizes must be non-empty");
-  if (shape.empty()) throw IndexError(concat("Dimension specified as ", d, " but tensor has no dimensions"));
-  const index_t size = shape[d];
-  index_t product = 1;
-  bool plain = true, overflow = false;  // plain: no -1 (nor another negative size) to infer
-  for (index_t size_d : sizes) {
-    if (size_d < 0)
-      plain = false;
+  if (sizes.empty() || shape.empty()) throw_unflatten_rank(sizes, d);
+  for (std::size_t from = 0, to = 0; from < shape.size(); ++from, ++to) {
+    if (from == d)
+      to += sizes.size() - 1;  // inferred_size writes these
     else
-      overflow |= mul_overflows(product, size_d, product);
+      out_shape[to] = shape[from];
   }
-  if (plain && (overflow || product != size))
-    throw ValueError(concat("unflatten: Provided sizes ", bracketed(sizes), " don't multiply up to the size of dim ",
-                            d, " (", size, ") in the input tensor"));
-  std::copy_n(shape.begin(), d, out_shape.begin());
-  infer_size(sizes, size, out_shape.subspan(d, sizes.size()));
-  std::copy(shape.begin() + std::ptrdiff_t(d) + 1, shape.end(), out_shape.begin() + std::ptrdiff_t(d + sizes.size()));
-  if (!view_strides(shape, strides, numel(shape), Sizes(out_shape.data(), out_shape.size()), out_strides))
+  const index_t size = shape[d];
+  if (!inferred_size(sizes, size, out_shape.subspan(d, sizes.size()))) throw_unflatten_sizes(sizes, d, size);
+  if (!view_strides(shape, strides, describe(shape, strides), Sizes(out_shape.data(), out_shape.size()), out_strides))
     throw_view_incompatible();
 }
 
-index_t as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_strides,
-                          std::optional<index_t> storage_offset, SizesOut out_shape, SizesOut out_strides) {
+index_t as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_strides, index_t offset,
+                          SizesOut out_shape, SizesOut out_strides) {
   if (sizes.size() != new_strides.size()) throw ValueError("mismatch in length of strides and shape");
-  for (index_t size : sizes) {
-    if (size < 0)
-      throw ValueError(concat("Trying to create tensor with negative dimension ", size, ": ", bracketed(sizes)));
+  // One pass over the result's dimensions: its layout, whether anything is refused (checked
+  // again, in PyTorch's order, by as_strided_reach), and the last element it reaches.
+  bool refused = offset < 0, empty = false;
+  index_t steps = 1, result_high = offset;
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    out_shape[d] = sizes[d];
+    out_strides[d] = new_strides[d];
+    index_t step = 0;
+    refused = refused || sizes[d] < 0 || new_strides[d] < 0 || mul_overflows(steps, std::max(sizes[d], index_t{1}), steps) ||
+              mul_overflows(sizes[d] - 1, new_strides[d], step) || add_overflows(result_high, step, result_high);
+    empty = empty || sizes[d] == 0;
   }
-  for (index_t stride : new_strides) {
-    if (stride < 0)
-      throw ValueError(concat("as_strided: Negative strides are not supported at the moment, got strides: ",
-                              bracketed(new_strides)));
-  }
-  const index_t offset = storage_offset.value_or(0);
-  if (offset < 0) throw ValueError(concat("Tensor: invalid storage offset ", offset));
-  const bool result_empty = checked_numel(sizes, 1, "as_strided()") == 0;
-  // The elements each reaches, relative to the source's first element: [low, high].
-  const bool source_empty = numel(shape) == 0;
+  if (refused) result_high = as_strided_reach(sizes, new_strides, offset);
+  // The elements the source reaches, relative to its first element: [low, high].
   index_t low = 0, high = -1;
-  if (!source_empty) {
+  if (numel(shape) != 0) {
     const ElementReach reach = element_reach(shape, strides);
     low = -reach.below;
     high = reach.above;
   }
-  index_t result_high = offset;
-  for (std::size_t d = 0; d < sizes.size() && !result_empty; ++d)
-    result_high = checked_add(result_high, checked_mul(sizes[d] - 1, new_strides[d]));
-  const bool inside = result_empty ? offset <= high + 1 : offset >= low && result_high <= high;
-  if (!inside)
-    throw ValueError(concat("as_strided: the view reaches elements [", offset, ", ", result_empty ? offset : result_high,
-                            "] from the tensor's first element, outside the elements [", low, ", ", high,
-                            "] the tensor reaches"));
-  copy_layout(sizes, new_strides, out_shape, out_strides);
+  const bool inside = empty ? offset <= high + 1 : offset >= low && result_high <= high;
+  if (!inside) throw_as_strided_outside(offset, empty ? offset : result_high, low, high);
   return offset;
-}
-
-void view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, const void* address, SizesOut out_shape,
-                       SizesOut out_strides) {
-  if (to == DType::Bool && from != DType::Bool)
-    throw TypeError(concat("view(bool): ", from,
-                           " bytes other than 0 and 1 are no valid bool; view a bool tensor, or convert with to()"));
-  copy_layout(shape, strides, out_shape, out_strides);
-  const index_t old_size = index_t(itemsize(from)), new_size = index_t(itemsize(to));
-  if (old_size == new_size) return;
-  const auto refuse = [&](const std::string& rule, const auto&... found) {
-    throw ValueError(concat(rule, " to view ", from, " as ", to, " (different element sizes)", found...));
-  };
-  if (shape.empty()) refuse("self.dim() cannot be 0");
-  const std::size_t last = shape.size() - 1;
-  if (strides[last] != 1) refuse("self.stride(-1) must be 1", ", but got ", strides[last]);
-  if (old_size > new_size) {
-    const index_t ratio = old_size / new_size;
-    for (std::size_t d = 0; d < last; ++d) out_strides[d] = checked_mul(strides[d], ratio);
-    // The same bytes: the source's shape passed checked_numel, so this one would too.
-    out_shape[last] = checked_mul(shape[last], ratio);
-    return;
-  }
-  const index_t ratio = new_size / old_size;
-  if (shape[last] % ratio != 0)
-    refuse(concat("self.size(-1) must be divisible by ", ratio), ", but got ", shape[last]);
-  for (std::size_t d = 0; d < last; ++d) {
-    if (strides[d] % ratio != 0)
-      refuse(concat("self.stride(", d, ") must be divisible by ", ratio), ", but got ", strides[d]);
-    out_strides[d] = strides[d] / ratio;
-  }
-  // zerotensor has no storage offset: the address stands for it, as a typed view needs.
-  if (reinterpret_cast<std::uintptr_t>(address) % alignment(to) != 0)
-    refuse(concat("the data address ", address, " must be aligned to ", alignment(to), " bytes"));
-  out_shape[last] = shape[last] / ratio;
 }
 
 void view_as_real_layout(Sizes shape, Sizes strides, DType from, SizesOut out_shape, SizesOut out_strides) {

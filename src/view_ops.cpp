@@ -1,6 +1,5 @@
 // AnyTensor's view operations: the layouts of detail/view_layout.hpp, each written by
-// AnyTensor::derive into a result with this tensor's owner, device and writability
-// (squeeze's, whose rank depends on the extents, built whole by detail::make_view).
+// AnyTensor::derive into a result with this tensor's owner, device and writability.
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -19,23 +18,6 @@ using detail::SizesOut;
 void* element_address(const AnyTensor& tensor, index_t offset) {
   const index_t bytes = detail::checked_mul(offset, index_t(tensor.itemsize()));
   return const_cast<char*>(static_cast<const char*>(tensor.data_ptr())) + bytes;
-}
-
-/// A view of `tensor`'s memory with the layout of `layout`.
-AnyTensor from_layout(const AnyTensor& tensor, detail::Layout&& layout) {
-  KeepAlive owner = tensor.owner();
-  return detail::make_view(tensor.dtype(), element_address(tensor, layout.offset), layout.shape.span(),
-                           layout.strides.span(), std::move(owner), tensor.device(), tensor.is_writable());
-}
-
-std::vector<AnyTensor> narrow_pieces(const AnyTensor& tensor, const detail::Pieces& split) {
-  std::vector<AnyTensor> out;
-  out.reserve(split.count);
-  for (std::size_t i = 0; i < split.count; ++i) {
-    const detail::Piece piece = split[i];
-    out.push_back(tensor.narrow(index_t(split.dim), piece.start, piece.length));
-  }
-  return out;
 }
 
 }  // namespace
@@ -132,10 +114,14 @@ AnyTensor AnyTensor::adjoint() const {
   });
 }
 
-AnyTensor AnyTensor::squeeze() const { return from_layout(*this, detail::squeeze_layout(shape_.span(), strides_.span())); }
+AnyTensor AnyTensor::squeeze() const { return squeezed(std::nullopt); }
 
-AnyTensor AnyTensor::squeeze(List dims) const {
-  return from_layout(*this, detail::squeeze_layout(shape_.span(), strides_.span(), dims));
+AnyTensor AnyTensor::squeeze(List dims) const { return squeezed(dims); }
+
+AnyTensor AnyTensor::squeezed(std::optional<List> dims) const {
+  return derive(detail::squeeze_rank(shape_.span(), dims), dtype_, [&](SizesOut shape, SizesOut strides) {
+    detail::squeeze_layout(shape_.span(), strides_.span(), dims, shape, strides);
+  });
 }
 
 AnyTensor AnyTensor::unsqueeze(index_t dim) const {
@@ -195,37 +181,54 @@ AnyTensor AnyTensor::unfold(index_t dim, index_t size, index_t step) const {
   });
 }
 
-AnyTensor AnyTensor::as_strided(List size, List stride, std::optional<index_t> storage_offset) const {
+AnyTensor AnyTensor::as_strided(List size, List stride, index_t storage_offset) const {
   return derive(size.size(), dtype_, [&](SizesOut shape, SizesOut strides) {
     return detail::as_strided_layout(shape_.span(), strides_.span(), size, stride, storage_offset, shape, strides);
   });
 }
 
 std::vector<AnyTensor> AnyTensor::chunk(index_t chunks, index_t dim) const {
-  return narrow_pieces(*this, detail::chunk_pieces(shape_.span(), chunks, dim));
+  return pieces(detail::chunk_pieces(shape_.span(), chunks, dim));
 }
 
 std::vector<AnyTensor> AnyTensor::split(index_t split_size, index_t dim) const {
-  return narrow_pieces(*this, detail::split_pieces(shape_.span(), split_size, dim));
+  return pieces(detail::split_pieces(shape_.span(), split_size, dim));
 }
 
 std::vector<AnyTensor> AnyTensor::split(List split_sizes, index_t dim) const {
-  return narrow_pieces(*this, detail::split_pieces(shape_.span(), split_sizes, dim));
+  return pieces(detail::split_pieces(shape_.span(), split_sizes, dim));
 }
 
 std::vector<AnyTensor> AnyTensor::tensor_split(index_t sections, index_t dim) const {
-  return narrow_pieces(*this, detail::tensor_split_pieces(shape_.span(), sections, dim));
+  return pieces(detail::tensor_split_pieces(shape_.span(), sections, dim));
 }
 
 std::vector<AnyTensor> AnyTensor::tensor_split(List indices, index_t dim) const {
-  return narrow_pieces(*this, detail::tensor_split_pieces(shape_.span(), indices, dim));
+  return pieces(detail::tensor_split_pieces(shape_.span(), indices, dim));
 }
 
 std::vector<AnyTensor> AnyTensor::unbind(index_t dim) const {
   const std::size_t d = detail::unbind_dim(shape_.span(), dim);
   std::vector<AnyTensor> out;
   out.reserve(std::size_t(shape_[d]));
-  for (index_t i = 0; i < shape_[d]; ++i) out.push_back(select(index_t(d), i));
+  for (index_t i = 0; i < shape_[d]; ++i) {
+    out.push_back(derive(rank() - 1, dtype_, [&](SizesOut shape, SizesOut strides) {
+      return detail::selected_layout(shape_.span(), strides_.span(), d, i, shape, strides);
+    }));
+  }
+  return out;
+}
+
+std::vector<AnyTensor> AnyTensor::pieces(const detail::Pieces& split) const {
+  std::vector<AnyTensor> out;
+  out.reserve(split.count);
+  for (std::size_t i = 0; i < split.count; ++i) {
+    const detail::Piece piece = split[i];
+    out.push_back(derive(rank(), dtype_, [&](SizesOut shape, SizesOut strides) {
+      return detail::narrowed_layout(shape_.span(), strides_.span(), split.dim, piece.start, piece.length, shape,
+                                     strides);
+    }));
+  }
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -224,6 +225,19 @@ BOOST_AUTO_TEST_CASE(chunk_split_tensor_split_unbind) {
   const std::vector<zt::Tensor<float, 2>> layers = cube(more).unbind(0);
   BOOST_TEST(layers.size() == 2u);
   BOOST_TEST(layers[1].data() == more.data() + 12);
+  BOOST_TEST(shape_of(layers[1].shape()) == Shape({3, 4}));
+  BOOST_TEST(shape_of(layers[1].strides()) == Shape({4, 1}));
+  const std::vector<zt::Tensor<float, 2>> columns = cube(more).unbind(-1);  // every entry of the last dim
+  BOOST_TEST(columns.size() == 4u);
+  BOOST_TEST(columns[3].data() == more.data() + 3);
+  BOOST_TEST(shape_of(columns[3].strides()) == Shape({12, 4}));
+  // The pieces of a typed split are narrowed copies of the tensor: each has its own extent.
+  const std::vector<zt::Tensor<float, 3>> slabs = cube(more).chunk(2, 2);
+  BOOST_TEST(slabs.size() == 2u);
+  BOOST_TEST(slabs[1].data() == more.data() + 2);
+  BOOST_TEST(shape_of(slabs[0].shape()) == Shape({2, 3, 2}));
+  BOOST_TEST(shape_of(slabs[1].strides()) == Shape({12, 4, 1}));
+  BOOST_TEST(cube(more).narrow(0, 0, 0).unbind(0).empty());
   const zt::Tensor<float, 0> empty(data.data(), {}, {});
   BOOST_TEST(x.narrow(0, 0, 0).split(0).size() == 1u);
   BOOST_TEST(x.narrow(0, 0, 0).chunk(3).size() == 3u);
@@ -395,6 +409,25 @@ BOOST_AUTO_TEST_CASE(errors_have_pytorch_wording_and_kinds) {
                         exactly<zt::ValueError>("step is 0 but must be > 0"));
   BOOST_CHECK_EXCEPTION((void)x.as_strided({2}, {1, 1}), zt::ValueError,
                         exactly<zt::ValueError>("mismatch in length of strides and shape"));
+  BOOST_CHECK_EXCEPTION((void)x.as_strided({2, -3}, {-1, 1}), zt::ValueError,
+                        exactly<zt::ValueError>("Trying to create tensor with negative dimension -3: [2, -3]"));
+  BOOST_CHECK_EXCEPTION((void)x.unflatten(1, {}), zt::ValueError,
+                        exactly<zt::ValueError>("unflatten: sizes must be non-empty"));
+  BOOST_CHECK_EXCEPTION((void)x.unflatten(1, {-1, -1}), zt::ValueError,
+                        exactly<zt::ValueError>("only one dimension can be inferred"));
+  BOOST_CHECK_EXCEPTION((void)scalar.view(zt::float64), zt::ValueError,
+                        exactly<zt::ValueError>("self.dim() cannot be 0 to view float32 as float64 (different element "
+                                                "sizes)"));
+  std::ostringstream misaligned;
+  misaligned << "the data address " << x.narrow(1, 1, 2).data_ptr()
+             << " must be aligned to 8 bytes to view float32 as float64 (different element sizes)";
+  BOOST_CHECK_EXCEPTION((void)x.narrow(1, 1, 2).view(zt::float64), zt::ValueError,
+                        exactly<zt::ValueError>(misaligned.str()));
+  // An extent that overflows is refused before a negative one after it is seen.
+  const zt::index_t big = zt::index_t(1) << 40;
+  BOOST_CHECK_EXCEPTION((void)x.view({big, big, -5}), zt::ValueError,
+                        exactly<zt::ValueError>("shape '[1099511627776, 1099511627776, -5]' is invalid for input of "
+                                                "size 12"));
   BOOST_CHECK_EXCEPTION((void)x.as_strided({2}, {-1}), zt::ValueError,
                         exactly<zt::ValueError>("as_strided: Negative strides are not supported at the moment, got "
                                                 "strides: [-1]"));

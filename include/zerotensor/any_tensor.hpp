@@ -196,9 +196,8 @@ class ZT_API AnyTensor {
   [[nodiscard]] AnyTensor unfold(index_t dim, index_t size, index_t step) const;
   /// Inside the elements this tensor reaches only; `storage_offset` counts elements from
   /// this tensor's first element (see Tensor::as_strided).
-  [[nodiscard]] AnyTensor as_strided(List size, List stride, std::optional<index_t> storage_offset = {}) const;
-  [[nodiscard]] AnyTensor as_strided(BracedList size, BracedList stride,
-                                     std::optional<index_t> storage_offset = {}) const {
+  [[nodiscard]] AnyTensor as_strided(List size, List stride, index_t storage_offset = 0) const;
+  [[nodiscard]] AnyTensor as_strided(BracedList size, BracedList stride, index_t storage_offset = 0) const {
     return as_strided(List(size.begin(), size.size()), List(stride.begin(), stride.size()), storage_offset);
   }
 
@@ -246,6 +245,10 @@ class ZT_API AnyTensor {
   /// from this one's (a layout that returns nothing keeps the first element).
   template <class Write>
   [[nodiscard]] AnyTensor derive(std::size_t rank, DType dtype, Write&& write) const;
+  /// A view of each piece of a split (chunk, split, tensor_split).
+  [[nodiscard]] std::vector<AnyTensor> pieces(const detail::Pieces& split) const;
+  /// squeeze(dims), or squeeze() without `dims`.
+  [[nodiscard]] AnyTensor squeezed(std::optional<List> dims) const;
 
   static DynamicExtents&& dynamic_extents(DynamicExtents&& extents) noexcept { return std::move(extents); }
   template <std::size_t Rank>

@@ -378,11 +378,9 @@ class Tensor {
   }
 
   /// Every extent-1 dimension dropped; or `dim`'s, or those of `dims`, when extent 1.
-  [[nodiscard]] Tensor<T> squeeze() const { return from_layout(detail::squeeze_layout(shape_, strides_)); }
+  [[nodiscard]] Tensor<T> squeeze() const { return squeezed(std::nullopt); }
   [[nodiscard]] Tensor<T> squeeze(index_t dim) const { return squeeze(List(&dim, 1)); }
-  [[nodiscard]] Tensor<T> squeeze(List dims) const {
-    return from_layout(detail::squeeze_layout(shape_, strides_, dims));
-  }
+  [[nodiscard]] Tensor<T> squeeze(List dims) const { return squeezed(dims); }
   [[nodiscard]] Tensor<T> squeeze(BracedList dims) const { return squeeze(List(dims.begin(), dims.size())); }
   /// A new extent-1 dimension at `dim` (in [-rank - 1, rank]).
   [[nodiscard]] Tensor<T, detail::rank_plus(Rank, 1)> unsqueeze(index_t dim) const {
@@ -487,14 +485,13 @@ class Tensor {
   /// whole storage: zerotensor does not know it). `storage_offset` counts elements from
   /// this tensor's first element, not from a storage's start. Non-negative strides.
   template <std::size_t N = dynamic>
-  [[nodiscard]] Tensor<T, N> as_strided(List size, List stride, std::optional<index_t> storage_offset = {}) const {
+  [[nodiscard]] Tensor<T, N> as_strided(List size, List stride, index_t storage_offset = 0) const {
     return derive<N>(checked_result_rank<N>("as_strided()", size.size()), [&](auto shape, auto strides) {
       return detail::as_strided_layout(shape_, strides_, size, stride, storage_offset, shape, strides);
     });
   }
   template <std::size_t N = dynamic>
-  [[nodiscard]] Tensor<T, N> as_strided(BracedList size, BracedList stride,
-                                        std::optional<index_t> storage_offset = {}) const {
+  [[nodiscard]] Tensor<T, N> as_strided(BracedList size, BracedList stride, index_t storage_offset = 0) const {
     return as_strided<N>(List(size.begin(), size.size()), List(stride.begin(), stride.size()), storage_offset);
   }
 
@@ -524,9 +521,13 @@ class Tensor {
   [[nodiscard]] std::vector<Tensor<T, detail::rank_minus(Rank, 1)>> unbind(index_t dim = 0) const {
     static_assert(Rank != 0, "zt::Tensor::unbind(): a rank-0 tensor has no dimension to unbind.");
     const std::size_t d = detail::unbind_dim(shape_, dim);
-    std::vector<Tensor<T, detail::rank_minus(Rank, 1)>> out;
-    out.reserve(std::size_t(shape_[d]));
-    for (index_t i = 0; i < shape_[d]; ++i) out.push_back(select(index_t(d), i));
+    if (shape_[d] == 0) return {};
+    // Every entry has the layout of the first, one stride of `d` further on.
+    const auto first = derive<detail::rank_minus(Rank, 1)>(rank() - 1, [&](auto shape, auto strides) {
+      return detail::selected_layout(shape_, strides_, d, 0, shape, strides);
+    });
+    std::vector<Tensor<T, detail::rank_minus(Rank, 1)>> out(std::size_t(shape_[d]), first);
+    for (std::size_t i = 0; i < out.size(); ++i) out[i].data_ = data_ + detail::checked_mul(index_t(i), strides_[d]);
     return out;
   }
 
@@ -590,22 +591,25 @@ class Tensor {
   Tensor(T* data, std::size_t rank, const KeepAlive& owner, Device device)
       : data_(data), shape_(detail::extents_of_rank<Rank>(rank)), strides_(detail::extents_of_rank<Rank>(rank)),
         device_(device), owner_(owner) {}
-  /// A view of a layout built whole (squeeze's, whose rank depends on the extents).
-  [[nodiscard]] Tensor<T> from_layout(detail::Layout&& layout) const {
-    return Tensor<T>(data_ + layout.offset, std::move(layout.shape), std::move(layout.strides), owner_, device_);
+  /// squeeze(dims), or squeeze() without `dims`.
+  [[nodiscard]] Tensor<T> squeezed(std::optional<List> dims) const {
+    return derive<dynamic>(detail::squeeze_rank(shape_, dims), [&](auto shape, auto strides) {
+      detail::squeeze_layout(shape_, strides_, dims, shape, strides);
+    });
   }
   template <std::size_t N>
   static std::size_t checked_result_rank(const char* operation, std::size_t rank) {
     if (N != dynamic && rank != N) detail::throw_rank_mismatch(operation, N, rank);
     return rank;
   }
-  /// The narrow() of each piece (a split's).
+  /// A view of each piece of a split: copies of this tensor, each narrowed in place.
   [[nodiscard]] std::vector<Tensor> pieces(const detail::Pieces& split) const {
-    std::vector<Tensor> out;
-    out.reserve(split.count);
+    std::vector<Tensor> out(split.count, *this);
     for (std::size_t i = 0; i < split.count; ++i) {
       const detail::Piece piece = split[i];
-      out.push_back(narrow(index_t(split.dim), piece.start, piece.length));
+      const detail::SizesOut shape(out[i].shape_.data(), rank()), strides(out[i].strides_.data(), rank());
+      out[i].data_ = data_ + detail::narrowed_layout(shape_, strides_, split.dim, piece.start, piece.length, shape,
+                                                     strides);
     }
     return out;
   }

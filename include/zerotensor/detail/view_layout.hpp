@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -91,6 +92,9 @@ struct ContiguousCopy {
 [[noreturn]] ZT_API void throw_diagonal_dims(std::size_t dim1, std::size_t dim2);
 [[noreturn]] ZT_API void throw_diagonal_overflow(index_t stride1, index_t stride2);
 [[noreturn]] ZT_API void throw_unfold(index_t size, index_t step, index_t dim_size, std::size_t dim);
+[[noreturn]] ZT_API void throw_flatten_order();
+/// view(dtype)'s errors, in PyTorch's order, for a layout or address it refused.
+[[noreturn]] ZT_API void throw_view_dtype(Sizes shape, Sizes strides, DType from, DType to, const void* address);
 [[noreturn]] ZT_API void throw_t_rank(std::size_t rank);
 [[noreturn]] ZT_API void throw_matrix_rank(const char* operation, std::size_t rank);
 
@@ -136,6 +140,15 @@ inline void copy_layout(Sizes shape, Sizes strides, SizesOut out_shape, SizesOut
   return checked_mul(first, strides[d]);
 }
 
+/// The layout of `length` entries of dimension `d` from `start`, all inside it (narrow's,
+/// once checked, and each piece of a split's).
+[[nodiscard]] inline index_t narrowed_layout(Sizes shape, Sizes strides, std::size_t d, index_t start, index_t length,
+                                             SizesOut out_shape, SizesOut out_strides) {
+  copy_layout(shape, strides, out_shape, out_strides);
+  out_shape[d] = length;
+  return checked_mul(start, strides[d]);
+}
+
 /// narrow(dim, start, length): PyTorch's checks, then the layout of slice(dim, start,
 /// start + length), whose clamps and step have nothing left to do.
 [[nodiscard]] inline index_t narrow_layout(Sizes shape, Sizes strides, index_t dim, index_t start, index_t length,
@@ -147,9 +160,19 @@ inline void copy_layout(Sizes shape, Sizes strides, SizesOut out_shape, SizesOut
   if (start < -size || start > size) [[unlikely]] throw_narrow(start, length, size);
   if (start < 0) start += size;
   if (start > size - length) [[unlikely]] throw_narrow(start, length, size);
-  copy_layout(shape, strides, out_shape, out_strides);
-  out_shape[d] = length;
-  return checked_mul(start, strides[d]);
+  return narrowed_layout(shape, strides, d, start, length, out_shape, out_strides);
+}
+
+/// The layout of entry `index` of dimension `d`, which it drops; `index` inside it
+/// (select's, once checked, and each of unbind's).
+[[nodiscard]] inline index_t selected_layout(Sizes shape, Sizes strides, std::size_t d, index_t index,
+                                             SizesOut out_shape, SizesOut out_strides) {
+  for (std::size_t from = 0, to = 0; from < shape.size(); ++from) {
+    if (from == d) continue;
+    out_shape[to] = shape[from];
+    out_strides[to++] = strides[from];
+  }
+  return checked_mul(index, strides[d]);
 }
 
 /// select(dim, index): the result drops `dim`.
@@ -158,13 +181,7 @@ inline void copy_layout(Sizes shape, Sizes strides, SizesOut out_shape, SizesOut
   if (shape.empty()) [[unlikely]] throw_zero_dim_index("select()");
   const std::size_t d = wrap_dim(dim, shape.size());
   if (index < -shape[d] || index >= shape[d]) [[unlikely]] throw_select_index(index, shape, d);
-  if (index < 0) index += shape[d];
-  for (std::size_t from = 0, to = 0; from < shape.size(); ++from) {
-    if (from == d) continue;
-    out_shape[to] = shape[from];
-    out_strides[to++] = strides[from];
-  }
-  return checked_mul(index, strides[d]);
+  return selected_layout(shape, strides, d, index < 0 ? index + shape[d] : index, out_shape, out_strides);
 }
 
 /// permute(dims): dimension i of the result is dimension dims[i] of the source.
@@ -300,19 +317,51 @@ inline void unfold_layout(Sizes shape, Sizes strides, index_t dim, index_t size,
   out_strides[shape.size()] = dim_stride;
 }
 
+/// The rank of flatten(start_dim, end_dim)'s result; its errors.
+[[nodiscard]] inline std::size_t flatten_rank(Sizes shape, index_t start_dim, index_t end_dim) {
+  const std::size_t start = wrap_dim(start_dim, shape.size()), end = wrap_dim(end_dim, shape.size());
+  if (start > end) [[unlikely]] throw_flatten_order();
+  return shape.empty() ? 1 : shape.size() - (end - start);
+}
+/// view(dtype) with PyTorch's rules (same rank), from a source of dtype `from` at `address`:
+/// the same element size keeps the layout; another needs a last dimension of stride 1,
+/// whose extent scales, and the other strides scale (divisibly, when the size grows).
+inline void view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, const void* address,
+                              SizesOut out_shape, SizesOut out_strides) {
+  copy_layout(shape, strides, out_shape, out_strides);
+  const index_t old_size = index_t(itemsize(from)), new_size = index_t(itemsize(to));
+  const bool bool_from_other = to == DType::Bool && from != DType::Bool;
+  if (old_size == new_size && !bool_from_other) return;
+  if (bool_from_other || shape.empty() || strides.back() != 1) [[unlikely]]
+    throw_view_dtype(shape, strides, from, to, address);
+  const std::size_t last = shape.size() - 1;
+  if (old_size > new_size) {
+    const index_t ratio = old_size / new_size;
+    for (std::size_t d = 0; d < last; ++d) out_strides[d] = checked_mul(strides[d], ratio);
+    // The same bytes: the source's shape passed checked_numel, so this one would too.
+    out_shape[last] = checked_mul(shape[last], ratio);
+    return;
+  }
+  const index_t ratio = new_size / old_size;
+  bool divisible = shape[last] % ratio == 0;
+  for (std::size_t d = 0; d < last; ++d) {
+    divisible = divisible && strides[d] % ratio == 0;
+    out_strides[d] = strides[d] / ratio;
+  }
+  // zerotensor has no storage offset: the address stands for it, as a typed view needs.
+  if (!divisible || reinterpret_cast<std::uintptr_t>(address) % alignment(to) != 0) [[unlikely]]
+    throw_view_dtype(shape, strides, from, to, address);
+  out_shape[last] = shape[last] / ratio;
+}
+
 // The operations whose result rank depends on values (dynamic rank), or that are too
 // large to inline; defined in src/view_layout.cpp.
 
-/// A layout built whole: its shape, strides and first element (in elements from the source's).
-struct Layout {
-  DynamicExtents shape;
-  DynamicExtents strides;
-  index_t offset = 0;
-};
-
-/// squeeze(): every extent-1 dimension dropped; squeeze(dims): those of `dims` with extent 1.
-[[nodiscard]] ZT_API Layout squeeze_layout(Sizes shape, Sizes strides);
-[[nodiscard]] ZT_API Layout squeeze_layout(Sizes shape, Sizes strides, Sizes dims);
+/// squeeze(dims): the dimensions of `dims` with extent 1 dropped (every extent-1 one
+/// without `dims`, as squeeze()). squeeze_rank is its result's rank and checks `dims`.
+[[nodiscard]] ZT_API std::size_t squeeze_rank(Sizes shape, std::optional<Sizes> dims);
+ZT_API void squeeze_layout(Sizes shape, Sizes strides, std::optional<Sizes> dims, SizesOut out_shape,
+                           SizesOut out_strides);
 /// movedim(sources, destinations).
 ZT_API void movedim_layout(Sizes shape, Sizes strides, Sizes sources, Sizes destinations, SizesOut out_shape,
                     SizesOut out_strides);
@@ -323,8 +372,6 @@ ZT_API void movedim_layout(Sizes shape, Sizes strides, Sizes sources, Sizes dest
 /// view(sizes), whose rank is sizes.size(); ValueError with PyTorch's "view size is not
 /// compatible" message when the strides do not allow it.
 ZT_API void view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides);
-/// The rank of flatten(start_dim, end_dim)'s result; its errors.
-[[nodiscard]] ZT_API std::size_t flatten_rank(Sizes shape, index_t start_dim, index_t end_dim);
 /// flatten(start_dim, end_dim), of rank flatten_rank(): writes its layout when it is a view
 /// (start_dim == end_dim keeps the tensor as it is, as PyTorch, which returns the tensor
 /// itself), else returns false (it needs a copy).
@@ -337,11 +384,7 @@ ZT_API void unflatten_layout(Sizes shape, Sizes strides, index_t dim, Sizes size
 /// as_strided(size, stride, storage_offset), of rank size.size(), checked to lie inside
 /// the elements the source reaches (ValueError naming both ranges otherwise).
 [[nodiscard]] ZT_API index_t as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_strides,
-                                        std::optional<index_t> storage_offset, SizesOut out_shape,
-                                        SizesOut out_strides);
-/// view(dtype) with PyTorch's rules (same rank), from a source of dtype `from` at `address`.
-ZT_API void view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, const void* address, SizesOut out_shape,
-                       SizesOut out_strides);
+                                               index_t storage_offset, SizesOut out_shape, SizesOut out_strides);
 /// view_as_real() of a complex source (rank + 1); view_as_complex() of a float32/float64
 /// source (rank - 1).
 ZT_API void view_as_real_layout(Sizes shape, Sizes strides, DType from, SizesOut out_shape, SizesOut out_strides);
