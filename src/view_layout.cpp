@@ -43,12 +43,7 @@ std::vector<std::size_t> wrap_dims(Sizes dims, std::size_t rank, OnRepeat on_rep
   return wrapped;
 }
 
-/// Whether squeeze(dims) drops dimension `d`: extent 1, and listed in `dims` (every
-/// dimension when there are no `dims`, as squeeze() drops them all).
-bool squeezed(Sizes shape, std::optional<Sizes> dims, std::size_t d) {
-  if (shape[d] != 1) return false;
-  return !dims || std::any_of(dims->begin(), dims->end(), [&](index_t dim) { return wrap_dim(dim, shape.size()) == d; });
-}
+
 
 [[noreturn]] void throw_invalid_shape(Sizes sizes, index_t numel) {
   throw ValueError(concat("shape '", bracketed(sizes), "' is invalid for input of size ", numel));
@@ -294,6 +289,10 @@ void throw_unfold(index_t size, index_t step, index_t dim_size, std::size_t dim)
   throw ValueError(concat("step is ", step, " but must be > 0"));
 }
 
+void throw_squeeze_repeated(std::size_t dim) {
+  throw ValueError(concat("dim ", dim, " appears multiple times in the list of dims"));
+}
+
 void throw_flatten_order() {
   throw ValueError("flatten() has invalid args: start_dim cannot come after end_dim");
 }
@@ -339,27 +338,6 @@ void throw_conjugate_view(const char* operation, DType dtype) {
   throw TypeError(concat(operation, ": a ", dtype,
                          " tensor's conjugate transpose is not a view (zerotensor has no lazy conjugation); use "
                          "mT() and conjugate a copy"));
-}
-
-std::size_t squeeze_rank(Sizes shape, std::optional<Sizes> dims) {
-  for (std::size_t i = 0; dims && i < dims->size(); ++i) {
-    const std::size_t d = wrap_dim((*dims)[i], shape.size());
-    for (std::size_t j = 0; j < i; ++j) {
-      if (wrap_dim((*dims)[j], shape.size()) == d)
-        throw ValueError(concat("dim ", d, " appears multiple times in the list of dims"));
-    }
-  }
-  std::size_t rank = 0;
-  for (std::size_t d = 0; d < shape.size(); ++d) rank += squeezed(shape, dims, d) ? 0 : 1;
-  return rank;
-}
-
-void squeeze_layout(Sizes shape, Sizes strides, std::optional<Sizes> dims, SizesOut out_shape, SizesOut out_strides) {
-  for (std::size_t from = 0, to = 0; from < shape.size(); ++from) {
-    if (squeezed(shape, dims, from)) continue;
-    out_shape[to] = shape[from];
-    out_strides[to++] = strides[from];
-  }
 }
 
 void movedim_layout(Sizes shape, Sizes strides, Sizes sources, Sizes destinations, SizesOut out_shape,

@@ -114,11 +114,13 @@ AnyTensor AnyTensor::adjoint() const {
   });
 }
 
-AnyTensor AnyTensor::squeeze() const { return squeezed(std::nullopt); }
+AnyTensor AnyTensor::squeeze() const {
+  return derive(detail::squeeze_rank(shape_.span(), std::nullopt), dtype_, [&](SizesOut shape, SizesOut strides) {
+    detail::squeeze_layout(shape_.span(), strides_.span(), std::nullopt, shape, strides);
+  });
+}
 
-AnyTensor AnyTensor::squeeze(List dims) const { return squeezed(dims); }
-
-AnyTensor AnyTensor::squeezed(std::optional<List> dims) const {
+AnyTensor AnyTensor::squeeze(List dims) const {
   return derive(detail::squeeze_rank(shape_.span(), dims), dtype_, [&](SizesOut shape, SizesOut strides) {
     detail::squeeze_layout(shape_.span(), strides_.span(), dims, shape, strides);
   });

@@ -247,8 +247,6 @@ class ZT_API AnyTensor {
   [[nodiscard]] AnyTensor derive(std::size_t rank, DType dtype, Write&& write) const;
   /// A view of each piece of a split (chunk, split, tensor_split).
   [[nodiscard]] std::vector<AnyTensor> pieces(const detail::Pieces& split) const;
-  /// squeeze(dims), or squeeze() without `dims`.
-  [[nodiscard]] AnyTensor squeezed(std::optional<List> dims) const;
 
   static DynamicExtents&& dynamic_extents(DynamicExtents&& extents) noexcept { return std::move(extents); }
   template <std::size_t Rank>

@@ -92,6 +92,7 @@ struct ContiguousCopy {
 [[noreturn]] ZT_API void throw_diagonal_dims(std::size_t dim1, std::size_t dim2);
 [[noreturn]] ZT_API void throw_diagonal_overflow(index_t stride1, index_t stride2);
 [[noreturn]] ZT_API void throw_unfold(index_t size, index_t step, index_t dim_size, std::size_t dim);
+[[noreturn]] ZT_API void throw_squeeze_repeated(std::size_t dim);
 [[noreturn]] ZT_API void throw_flatten_order();
 /// view(dtype)'s errors, in PyTorch's order, for a layout or address it refused.
 [[noreturn]] ZT_API void throw_view_dtype(Sizes shape, Sizes strides, DType from, DType to, const void* address);
@@ -317,6 +318,37 @@ inline void unfold_layout(Sizes shape, Sizes strides, index_t dim, index_t size,
   out_strides[shape.size()] = dim_stride;
 }
 
+/// Whether squeeze(dims) drops dimension `d`: extent 1, and listed in `dims` (every
+/// dimension when there are no `dims`, as squeeze() drops them all).
+[[nodiscard]] inline bool squeezed(Sizes shape, std::optional<Sizes> dims, std::size_t d) {
+  if (shape[d] != 1) return false;
+  return !dims || std::any_of(dims->begin(), dims->end(), [&](index_t dim) { return wrap_dim(dim, shape.size()) == d; });
+}
+
+/// The rank of squeeze(dims)'s result; its errors (a dim out of range or listed twice).
+[[nodiscard]] inline std::size_t squeeze_rank(Sizes shape, std::optional<Sizes> dims) {
+  for (std::size_t i = 0; dims && i < dims->size(); ++i) {
+    const std::size_t d = wrap_dim((*dims)[i], shape.size());
+    for (std::size_t j = 0; j < i; ++j) {
+      if (wrap_dim((*dims)[j], shape.size()) == d) [[unlikely]] throw_squeeze_repeated(d);
+    }
+  }
+  std::size_t rank = 0;
+  for (std::size_t d = 0; d < shape.size(); ++d) rank += squeezed(shape, dims, d) ? 0 : 1;
+  return rank;
+}
+
+/// squeeze(dims), of rank squeeze_rank(): the dimensions of `dims` with extent 1 dropped
+/// (every extent-1 one without `dims`, as squeeze()).
+inline void squeeze_layout(Sizes shape, Sizes strides, std::optional<Sizes> dims, SizesOut out_shape,
+                           SizesOut out_strides) {
+  for (std::size_t from = 0, to = 0; from < shape.size(); ++from) {
+    if (squeezed(shape, dims, from)) continue;
+    out_shape[to] = shape[from];
+    out_strides[to++] = strides[from];
+  }
+}
+
 /// The rank of flatten(start_dim, end_dim)'s result; its errors.
 [[nodiscard]] inline std::size_t flatten_rank(Sizes shape, index_t start_dim, index_t end_dim) {
   const std::size_t start = wrap_dim(start_dim, shape.size()), end = wrap_dim(end_dim, shape.size());
@@ -357,11 +389,6 @@ inline void view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, 
 // The operations whose result rank depends on values (dynamic rank), or that are too
 // large to inline; defined in src/view_layout.cpp.
 
-/// squeeze(dims): the dimensions of `dims` with extent 1 dropped (every extent-1 one
-/// without `dims`, as squeeze()). squeeze_rank is its result's rank and checks `dims`.
-[[nodiscard]] ZT_API std::size_t squeeze_rank(Sizes shape, std::optional<Sizes> dims);
-ZT_API void squeeze_layout(Sizes shape, Sizes strides, std::optional<Sizes> dims, SizesOut out_shape,
-                           SizesOut out_strides);
 /// movedim(sources, destinations).
 ZT_API void movedim_layout(Sizes shape, Sizes strides, Sizes sources, Sizes destinations, SizesOut out_shape,
                     SizesOut out_strides);
