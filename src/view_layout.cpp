@@ -453,7 +453,8 @@ index_t as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_str
     out_shape[d] = sizes[d];
     out_strides[d] = new_strides[d];
     index_t step = 0;
-    refused = refused || sizes[d] < 0 || new_strides[d] < 0 || mul_overflows(steps, std::max(sizes[d], index_t{1}), steps) ||
+    refused = refused || sizes[d] < 0 || new_strides[d] < 0 ||
+              mul_overflows(steps, std::max(sizes[d], index_t{1}), steps) ||
               mul_overflows(sizes[d] - 1, new_strides[d], step) || add_overflows(result_high, step, result_high);
     empty = empty || sizes[d] == 0;
   }

@@ -321,8 +321,8 @@ inline void unfold_layout(Sizes shape, Sizes strides, index_t dim, index_t size,
 /// Whether squeeze(dims) drops dimension `d`: extent 1, and listed in `dims` (every
 /// dimension when there are no `dims`, as squeeze() drops them all).
 [[nodiscard]] inline bool squeezed(Sizes shape, std::optional<Sizes> dims, std::size_t d) {
-  if (shape[d] != 1) return false;
-  return !dims || std::any_of(dims->begin(), dims->end(), [&](index_t dim) { return wrap_dim(dim, shape.size()) == d; });
+  const auto names_d = [&](index_t dim) { return wrap_dim(dim, shape.size()) == d; };
+  return shape[d] == 1 && (!dims || std::any_of(dims->begin(), dims->end(), names_d));
 }
 
 /// The rank of squeeze(dims)'s result; its errors (a dim out of range or listed twice).
@@ -355,6 +355,7 @@ inline void squeeze_layout(Sizes shape, Sizes strides, std::optional<Sizes> dims
   if (start > end) [[unlikely]] throw_flatten_order();
   return shape.empty() ? 1 : shape.size() - (end - start);
 }
+
 /// view(dtype) with PyTorch's rules (same rank), from a source of dtype `from` at `address`:
 /// the same element size keeps the layout; another needs a last dimension of stride 1,
 /// whose extent scales, and the other strides scale (divisibly, when the size grows).
