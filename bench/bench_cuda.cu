@@ -1,6 +1,6 @@
 // The CUDA path against hand-written CUDA: every way 1e8 floats reach a GPU and come back
-// (AnyTensor::to from pageable, pinned-in-place and pinned memory, load_npy, load_safetensors
-// and from_file straight to the device) against two floors — cudaMemcpy from pinned memory (what the
+// (AnyTensor::to from pageable, pinned-in-place and pinned memory, load_npy, load_safetensors,
+// load_checkpoint of 8 shards and from_file straight to the device) against two floors — cudaMemcpy from pinned memory (what the
 // link can do) and cudaMemcpy from pageable memory (what a plain copy gets) — and the
 // Eigen triad over device tensors against a hand-written kernel. Built only with
 // -DZT_CUDA=ON; without a GPU it says why and runs nothing.
@@ -9,8 +9,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <utility>
 
 #include "ratio.hpp"
+#include "zerotensor/checkpoint.hpp"
 #include "zerotensor/from_file.hpp"
 #include "zerotensor/npy.hpp"
 #include "zerotensor/pin_memory.hpp"
@@ -88,6 +93,45 @@ void BM_load_safetensors_to_device(benchmark::State& state) {
   for (auto _ : state) {
     zt::SafetensorsFile device = zt::load_safetensors(path, {.device = zt::cuda(0)});
     benchmark::DoNotOptimize(device.at("x").data_ptr());
+  }
+  state.SetBytesProcessed(state.iterations() * state.range(0) * 4);
+}
+
+constexpr int model_shards = 8;
+constexpr int tensors_per_shard = 4;
+
+/// A model directory of copy_count floats in all: 8 shards of 4 tensors each and its index,
+/// written at the first call (main removes it).
+std::filesystem::path written_model() {
+  const std::filesystem::path dir = bench_file("_model");
+  [[maybe_unused]] static const bool written = [&] {
+    std::filesystem::create_directory(dir);
+    const zt::AnyTensor floats = host_floats(copy_count / (model_shards * tensors_per_shard));
+    std::string index = R"({"metadata":{},"weight_map":{)";
+    for (int s = 0; s < model_shards; ++s) {
+      const std::string shard = "model-" + std::to_string(s + 1) + ".safetensors";
+      std::map<std::string, zt::AnyTensor, std::less<>> tensors;
+      for (int t = 0; t < tensors_per_shard; ++t) {
+        const std::string name = "layers." + std::to_string(s * tensors_per_shard + t) + ".weight";
+        tensors.emplace(name, floats);
+        index += (s + t ? ",\"" : "\"") + name + "\":\"" + shard + "\"";
+      }
+      zt::save_safetensors(dir / shard, tensors);
+    }
+    std::ofstream(dir / "model.safetensors.index.json") << index << "}}";
+    return true;
+  }();
+  return dir;
+}
+
+// A sharded checkpoint straight to the device (page cache hot after the first iteration):
+// each shard mapped and streamed through the staging buffers, as load_safetensors does, on
+// state.range(1) shard threads (0: the default).
+void BM_load_checkpoint_to_device(benchmark::State& state) {
+  const std::filesystem::path dir = written_model();
+  for (auto _ : state) {
+    zt::Checkpoint device = zt::load_checkpoint(dir, {.device = zt::cuda(0), .threads = unsigned(state.range(1))});
+    benchmark::DoNotOptimize(device.tensors.begin()->second.data_ptr());
   }
   state.SetBytesProcessed(state.iterations() * state.range(0) * 4);
 }
@@ -245,6 +289,7 @@ BENCHMARK(BM_to_device_pinned_in_place)->Arg(copy_count)->UseRealTime()->Unit(be
 BENCHMARK(BM_to_device_from_pinned)->Arg(copy_count)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_load_npy_to_device)->Arg(copy_count)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_load_safetensors_to_device)->Arg(copy_count)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_load_checkpoint_to_device)->ArgsProduct({{copy_count}, {0, 1, 2, 4}})->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_load_safetensors_staging)->Apply(staging_grid)->MinTime(0.05)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_to_host_staging)->Apply(staging_grid)->MinTime(0.05)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_from_file_to_device)->Arg(copy_count)->UseRealTime()->Unit(benchmark::kMillisecond);
@@ -270,10 +315,14 @@ int main(int argc, char** argv) {
     return std::string(benchmark) + "/" + size + "/real_time";
   };
   constexpr const char* size = "100000000";
-  for (const char* subject : {"BM_to_device", "BM_to_device_pinned_in_place", "BM_to_device_from_pinned",
-                              "BM_load_npy_to_device", "BM_load_safetensors_to_device", "BM_from_file_to_device"}) {
-    comparisons.push_back({name(subject, size), name("BM_cudaMemcpy_pinned_to_device", size)});
-    comparisons.push_back({name(subject, size), name("BM_cudaMemcpy_to_device", size)});
+  const std::pair<const char*, const char*> subjects[] = {
+      {"BM_to_device", size},          {"BM_to_device_pinned_in_place", size},
+      {"BM_to_device_from_pinned", size}, {"BM_load_npy_to_device", size},
+      {"BM_load_safetensors_to_device", size}, {"BM_load_checkpoint_to_device", "100000000/0"},
+      {"BM_load_checkpoint_to_device", "100000000/1"}, {"BM_from_file_to_device", size}};
+  for (const auto& [subject, args] : subjects) {
+    comparisons.push_back({name(subject, args), name("BM_cudaMemcpy_pinned_to_device", size)});
+    comparisons.push_back({name(subject, args), name("BM_cudaMemcpy_to_device", size)});
   }
   comparisons.push_back({name("BM_to_host", size), name("BM_cudaMemcpy_to_pinned_host", size)});
   comparisons.push_back({name("BM_to_host", size), name("BM_cudaMemcpy_to_host", size)});
@@ -283,5 +332,6 @@ int main(int argc, char** argv) {
   std::error_code ignored;
   std::filesystem::remove(bench_file(".npy"), ignored);
   std::filesystem::remove(bench_file(".safetensors"), ignored);
+  std::filesystem::remove_all(bench_file("_model"), ignored);
   return status;
 }

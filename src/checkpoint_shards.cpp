@@ -16,9 +16,12 @@ namespace {
 
 constexpr unsigned max_default_threads = 16;
 
-unsigned thread_count(unsigned asked, std::size_t shards) {
-  const unsigned wanted =
-      asked != 0 ? asked : std::min(std::max(std::thread::hardware_concurrency(), 1u), max_default_threads);
+/// The shard threads: as asked, or by default the hardware's threads (at most 16) for a load
+/// into host memory and one for a load elsewhere, whose staged copy has host threads of its own
+/// and a bounded set of pinned buffers that concurrent copies would each allocate anew.
+unsigned thread_count(const CheckpointOptions& options, std::size_t shards) {
+  const unsigned hardware = std::min(std::max(std::thread::hardware_concurrency(), 1u), max_default_threads);
+  const unsigned wanted = options.threads != 0 ? options.threads : options.device == cpu ? hardware : 1;
   return unsigned(std::max<std::size_t>(1, std::min<std::size_t>(wanted, shards)));
 }
 
@@ -76,7 +79,7 @@ void ShardReader::run(const std::function<void(std::size_t)>& job) {
   };
   {
     std::vector<std::jthread> helpers;
-    for (unsigned i = 1; i < thread_count(options_.threads, files_.size()); ++i) helpers.emplace_back(work);
+    for (unsigned i = 1; i < thread_count(options_, files_.size()); ++i) helpers.emplace_back(work);
     work();
   }
   for (const std::exception_ptr& error : errors)

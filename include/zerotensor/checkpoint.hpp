@@ -58,7 +58,8 @@ struct CheckpointOptions {
   /// otherwise after each shard.
   std::function<void(std::uint64_t done, std::uint64_t total)> progress{};
   /// Threads that open (and prefetch) shards; each holds at most one shard file open at a
-  /// time, which bounds the open file descriptors. 0: the hardware's threads, at most 16.
+  /// time, which bounds the open file descriptors. 0: the hardware's threads, at most 16;
+  /// one when `device` is not the CPU (each shard's copy to it has threads of its own).
   unsigned threads = 0;
 };
 
