@@ -46,18 +46,18 @@ std::string copy_reason(const std::byte* source, const StoredTensor& stored, ind
   return {};
 }
 
-/// The tensor in memory of its own on options.device, streamed from the mapping.
-AnyTensor upload_stored_tensor(const std::byte* source, const StoredTensor& stored, index_t count,
-                               const LoadOptions& options, std::string_view description) {
+/// The part of an upload that brings a stored tensor's bytes, in this machine's byte order.
+UploadPart upload_part(const std::byte* source, const StoredTensor& stored) {
+  const index_t count = numel(stored.shape);
   const std::size_t swap_unit = needs_byte_swap(stored, count) ? byte_order_unit(stored.dtype) : 1;
-  const FillStaging fill = [source, swap_unit](std::size_t offset, std::span<std::byte> staging) {
-    copy_bytes(source + offset, staging.data(), staging.size(), swap_unit);
-  };
-  std::shared_ptr<std::byte> memory = upload_staged(std::size_t(count) * itemsize(stored.dtype), fill, options.device,
-                                                    concat(description, ": loading to ", options.device));
-  std::byte* data = memory.get();
-  return make_view(stored.dtype, data, stored.shape, stored.strides, std::move(memory), options.device,
-                   options.access != MapAccess::read_only);
+  return {std::size_t(count) * itemsize(stored.dtype), [source, swap_unit](std::size_t offset, std::span<std::byte> staging) {
+            copy_bytes(source + offset, staging.data(), staging.size(), swap_unit);
+          }};
+}
+
+/// ValueError when a bool tensor's bytes are not all 0 or 1.
+void check_stored_bools(const std::byte* source, const StoredTensor& stored, std::string_view description) {
+  if (stored.dtype == bool_) check_bool_bytes(source, numel(stored.shape), description);
 }
 
 }  // namespace
@@ -112,8 +112,8 @@ AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, 
   const index_t count = numel(stored.shape);
   const std::size_t length = std::size_t(count) * itemsize(stored.dtype);
   const bool writable = options.access != MapAccess::read_only;
-  if (stored.dtype == bool_) check_bool_bytes(source, count, description);
-  if (options.device != cpu) return upload_stored_tensor(source, stored, count, options, description);
+  check_stored_bools(source, stored, description);
+  if (options.device != cpu) return std::move(upload_stored_tensors(mapping, {&stored, 1}, options, description, {}).front());
 
   const std::string reason = copy_reason(source, stored, count);
   if (reason.empty() && !options.copy.value_or(false))
@@ -127,6 +127,29 @@ AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, 
   copy_bytes(source, memory.get(), length, needs_byte_swap(stored, count) ? byte_order_unit(stored.dtype) : 1);
   std::byte* copy = memory.get();
   return make_view(stored.dtype, copy, stored.shape, stored.strides, std::move(memory), cpu, writable);
+}
+
+std::vector<AnyTensor> upload_stored_tensors(const Buffer& mapping, std::span<const StoredTensor> stored,
+                                             const LoadOptions& options, std::string_view description,
+                                             const std::function<std::string_view(std::size_t)>& describe) {
+  if (stored.empty()) return {};  // nothing goes to the device, so nothing asks for it
+  std::vector<UploadPart> parts;
+  parts.reserve(stored.size());
+  for (std::size_t i = 0; i < stored.size(); ++i) {
+    const std::byte* source = view_address(mapping) + stored[i].offset;
+    if (describe) check_stored_bools(source, stored[i], describe(i));
+    parts.push_back(upload_part(source, stored[i]));
+  }
+  std::vector<std::shared_ptr<std::byte>> memory =
+      upload_staged(parts, options.device, concat(description, ": loading to ", options.device));
+  std::vector<AnyTensor> tensors;
+  tensors.reserve(stored.size());
+  for (std::size_t i = 0; i < stored.size(); ++i) {
+    std::byte* data = memory[i].get();
+    tensors.push_back(make_view(stored[i].dtype, data, stored[i].shape, stored[i].strides, std::move(memory[i]),
+                                options.device, options.access != MapAccess::read_only));
+  }
+  return tensors;
 }
 
 }  // namespace zt::detail

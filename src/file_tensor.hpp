@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/load_options.hpp"
@@ -29,6 +31,13 @@ struct StoredTensor {
 /// ("tensor 'w' in <file>") starts every error message.
 AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, const LoadOptions& options,
                              std::string_view description);
+
+/// The tensors in memory of their own on options.device (not the CPU), all streamed from the
+/// mapping through one staged copy. `describe(i)` starts the messages about stored[i]'s bytes
+/// (unset: the caller checked them), `description` those about the copy.
+std::vector<AnyTensor> upload_stored_tensors(const Buffer& mapping, std::span<const StoredTensor> stored,
+                                             const LoadOptions& options, std::string_view description,
+                                             const std::function<std::string_view(std::size_t)>& describe);
 
 /// ValueError when `file` starts like a zip archive: torch.save and np.savez write zip
 /// archives, which reach the loaders by mistake and would otherwise fail on a nonsensical

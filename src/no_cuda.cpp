@@ -37,8 +37,8 @@ AnyTensor copy_to_device(const AnyTensor& source, Device target, const ToOptions
   throw_no_cuda(concat(operation, ": cannot copy from ", source.device(), " to ", target));
 }
 
-std::shared_ptr<std::byte> upload_staged(std::size_t /*size_bytes*/, const FillStaging& /*fill*/, Device /*target*/,
-                                         const std::string& operation) {
+std::vector<std::shared_ptr<std::byte>> upload_staged(std::span<const UploadPart> /*parts*/, Device /*target*/,
+                                                      const std::string& operation) {
   throw_no_cuda(operation);
 }
 

@@ -375,15 +375,27 @@ SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOption
                            context.whole(), events);
   reader.check_layout(entries);
 
-  const bool foreign = std::endian::native != std::endian::little;
-  for (Entry& entry : entries) {
-    if (keep && !keep(entry.name)) continue;
-    const detail::StoredTensor stored{data_start + entry.begin, entry.dtype, std::move(entry.shape),
-                                      std::move(entry.strides), foreign};
-    AnyTensor tensor = detail::load_stored_tensor(mapping, stored, stored_options, reader.tensor_context(entry.name));
-    // Writers lay tensors out by dtype, then by name: the end is most often the right place.
-    file.tensors.emplace_hint(file.tensors.end(), std::move(entry.name), std::move(tensor));
+  if (keep) std::erase_if(entries, [&](const Entry& entry) { return !keep(entry.name); });
+  const auto stored = [data_start](Entry& entry) {
+    return detail::StoredTensor{data_start + entry.begin, entry.dtype, std::move(entry.shape), std::move(entry.strides),
+                                std::endian::native != std::endian::little};
+  };
+  // Writers lay tensors out by dtype, then by name: the end is most often the right place.
+  const auto add = [&](std::string& name, AnyTensor tensor) {
+    file.tensors.emplace_hint(file.tensors.end(), std::move(name), std::move(tensor));
+  };
+  if (options.device == cpu) {
+    for (Entry& entry : entries)
+      add(entry.name, detail::load_stored_tensor(mapping, stored(entry), stored_options, reader.tensor_context(entry.name)));
+    return file;
   }
+  // Elsewhere all in one staged copy, so that many small tensors keep its buffers full.
+  std::vector<detail::StoredTensor> all;
+  all.reserve(entries.size());
+  for (Entry& entry : entries) all.push_back(stored(entry));
+  std::vector<AnyTensor> tensors = detail::upload_stored_tensors(
+      mapping, all, options, description, [&](std::size_t i) { return reader.tensor_context(entries[i].name); });
+  for (std::size_t i = 0; i < entries.size(); ++i) add(entries[i].name, std::move(tensors[i]));
   return file;
 }
 

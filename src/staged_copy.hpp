@@ -13,6 +13,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -160,6 +161,22 @@ class HostSteps {
 };
 
 }  // namespace staging
+
+/// For bytes [offset, offset + length) of parts laid end to end, where part i ends at byte
+/// ends[i] (ascending), calls piece(part, part_offset, done, size) for each part they overlap:
+/// `size` bytes from `part_offset` of the part, which are bytes `done` onwards of the range.
+/// Empty parts are skipped. So one chunk of a staged copy can carry several small parts.
+template <class Piece>
+void for_each_part(std::span<const std::size_t> ends, std::size_t offset, std::size_t length, Piece&& piece) {
+  auto part = std::size_t(std::upper_bound(ends.begin(), ends.end(), offset) - ends.begin());
+  for (std::size_t done = 0; done < length; ++part) {
+    const std::size_t begin = part == 0 ? 0 : ends[part - 1];
+    const std::size_t size = std::min(length - done, ends[part] - (offset + done));
+    if (size == 0) continue;
+    piece(part, offset + done - begin, done, size);
+    done += size;
+  }
+}
 
 /// Copies plan.total_bytes through plan.buffers staging buffers of plan.chunk_bytes: chunk
 /// k uses buffer k % buffers, and is staged again only after the device copy of chunk

@@ -8,6 +8,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "zerotensor/device.hpp"
 
@@ -17,13 +18,21 @@ namespace zt::detail {
 /// Called from several host threads at once, for different chunks.
 using FillStaging = std::function<void(std::size_t offset, std::span<std::byte> staging)>;
 
-/// New memory on `target` (a GPU, or pinned or managed memory, written in place) holding
-/// the `size_bytes` bytes that `fill` produces, chunk by chunk through the staging buffers:
-/// the host never holds more of it than they do. Complete when it returns. `operation`
-/// names `target` and starts every message. DeviceError naming the CUDA error, or naming
-/// -DZT_CUDA=ON in a build without CUDA; what `fill` throws is rethrown once no copy is in
-/// flight, and the device memory is freed.
-[[nodiscard]] std::shared_ptr<std::byte> upload_staged(std::size_t size_bytes, const FillStaging& fill, Device target,
-                                                       const std::string& operation);
+/// One part of an upload: `size_bytes` bytes that `fill` produces.
+struct UploadPart {
+  std::size_t size_bytes = 0;
+  FillStaging fill;
+};
+
+/// New memory on `target` (a GPU, or pinned or managed memory, written in place) for each
+/// part, holding the bytes its `fill` produces. To a GPU, all parts go through one staged copy,
+/// laid end to end: a chunk carries the end of one part and the start of the next, so many
+/// small tensors keep the staging buffers as full as one large one, and the host never holds
+/// more of them than the buffers do. Complete when it returns. `operation` names `target` and
+/// starts every message. DeviceError naming the CUDA error, or naming -DZT_CUDA=ON in a build
+/// without CUDA; what a `fill` throws is rethrown once no copy is in flight, and the device
+/// memory of every part is freed.
+[[nodiscard]] std::vector<std::shared_ptr<std::byte>> upload_staged(std::span<const UploadPart> parts, Device target,
+                                                                    const std::string& operation);
 
 }  // namespace zt::detail

@@ -372,9 +372,8 @@ BOOST_AUTO_TEST_CASE(a_build_without_cuda_refuses_devices_naming_the_option) {
   write_model(dir.path(), 2, 2);  // one tensor per shard
   BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path(), {.device = zt::cuda(0)}), zt::DeviceError,
                         with_message<zt::DeviceError>(
-                            "load_safetensors: <" + (dir / shard_name(0, 2)).string() + ">: tensor '" + tensor_name(0) +
-                            "': loading to cuda:0: this "
-                            "build of zerotensor has no CUDA (configure it with -DZT_CUDA=ON)"));
+                            "load_safetensors: <" + (dir / shard_name(0, 2)).string() +
+                            ">: loading to cuda:0: this build of zerotensor has no CUDA (configure it with -DZT_CUDA=ON)"));
 }
 #endif
 

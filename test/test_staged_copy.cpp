@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "../src/staged_copy.hpp"
@@ -332,6 +333,34 @@ BOOST_AUTO_TEST_CASE(a_failing_wait_is_reported_after_every_copy_completed) {
         BOOST_TEST(copy.stream_idle());
       }
     }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(parts_laid_end_to_end_are_cut_where_a_range_crosses_them) {
+  using Piece = std::tuple<std::size_t, std::size_t, std::size_t, std::size_t>;
+  const std::vector<std::size_t> ends{3, 3, 10, 10, 12};  // sizes 3, 0, 7, 0, 2
+  const auto pieces = [&](std::size_t offset, std::size_t length) {
+    std::vector<Piece> found;
+    zt::detail::for_each_part(ends, offset, length, [&](std::size_t part, std::size_t at, std::size_t done,
+                                                        std::size_t size) { found.emplace_back(part, at, done, size); });
+    return found;
+  };
+  BOOST_TEST((pieces(0, 12) == std::vector<Piece>{{0, 0, 0, 3}, {2, 0, 3, 7}, {4, 0, 10, 2}}));
+  BOOST_TEST((pieces(2, 5) == std::vector<Piece>{{0, 2, 0, 1}, {2, 0, 1, 4}}));
+  BOOST_TEST((pieces(3, 7) == std::vector<Piece>{{2, 0, 0, 7}}));
+  BOOST_TEST((pieces(9, 3) == std::vector<Piece>{{2, 6, 0, 1}, {4, 0, 1, 2}}));
+  BOOST_TEST(pieces(5, 0).empty());
+  // Every byte of every chunk size lands once, in its own part, in order.
+  for (std::size_t chunk = 1; chunk <= 13; ++chunk) {
+    std::vector<int> seen(12, 0);
+    for (std::size_t offset = 0; offset < 12; offset += chunk)
+      for (const auto& [part, at, done, size] : pieces(offset, std::min(chunk, 12 - offset))) {
+        const std::size_t begin = part == 0 ? 0 : ends[part - 1];
+        BOOST_TEST(at + size <= ends[part] - begin);
+        BOOST_TEST(begin + at == offset + done);
+        for (std::size_t i = 0; i < size; ++i) ++seen[begin + at + i];
+      }
+    BOOST_TEST((seen == std::vector<int>(12, 1)));
   }
 }
 

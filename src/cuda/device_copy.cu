@@ -56,10 +56,10 @@ void copy_bytes(const AnyTensor& from, AnyTensor& to, const ToOptions& options, 
   const auto* source = static_cast<const std::byte*>(from.data_ptr());
   if (is_staged(bytes, from.device(), to.device())) {
     if (from.device() == cpu) {
-      const FillStaging fill = [source](std::size_t offset, std::span<std::byte> staging) {
-        std::memcpy(staging.data(), source + offset, staging.size());
-      };
-      upload_staged_into(destination, to.device().index, bytes, fill, options.stream, operation);
+      const UploadPart whole{bytes, [source](std::size_t offset, std::span<std::byte> staging) {
+                               std::memcpy(staging.data(), source + offset, staging.size());
+                             }};
+      upload_staged_into({&destination, 1}, {&whole, 1}, to.device().index, options.stream, operation);
     } else {
       download_staged(destination, source, from.device().index, bytes, options.stream, operation);
     }

@@ -73,7 +73,7 @@ class StagingSet {
   std::vector<Event> events_;
 };
 
-/// What both directions share: the copy of a chunk on the stream, marked by the buffer's
+/// What both directions share: the copies of a chunk on the stream, marked by the buffer's
 /// event, and the copy's GPU current on every thread that calls the runtime.
 class StreamSteps {
  public:
@@ -90,9 +90,14 @@ class StreamSteps {
   }
 
  protected:
-  void copy(void* destination, const void* source, const StagedChunk& chunk, cudaMemcpyKind kind) const {
-    check_cuda(concat(operation_, ": cudaMemcpyAsync of chunk ", chunk.index, " (", chunk.length, " bytes)"),
-               cudaMemcpyAsync(destination, source, chunk.length, kind, stream_));
+  /// Queues `length` bytes of the chunk's copy.
+  void copy(void* destination, const void* source, std::size_t length, const StagedChunk& chunk,
+            cudaMemcpyKind kind) const {
+    check_cuda(concat(operation_, ": cudaMemcpyAsync of chunk ", chunk.index, " (", length, " bytes)"),
+               cudaMemcpyAsync(destination, source, length, kind, stream_));
+  }
+  /// Marks the chunk's buffer busy until its queued copies complete.
+  void mark(const StagedChunk& chunk) const {
     check_cuda(operation_ + ": cudaEventRecord", cudaEventRecord(staging_.event(chunk.buffer), stream_));
   }
   const StagingSet& staging_;
@@ -103,20 +108,31 @@ class StreamSteps {
   const std::string& operation_;
 };
 
+/// Parts laid end to end: each chunk is cut where it crosses from one part into the next.
 class UploadSteps : public StreamSteps {
  public:
-  UploadSteps(const StagingSet& staging, std::byte* destination, const FillStaging& fill, int device_index,
-              cudaStream_t stream, const std::string& operation)
-      : StreamSteps(staging, device_index, stream, operation), destination_(destination), fill_(fill) {}
+  UploadSteps(const StagingSet& staging, std::span<std::byte* const> destinations, std::span<const UploadPart> parts,
+              std::span<const std::size_t> ends, int device_index, cudaStream_t stream, const std::string& operation)
+      : StreamSteps(staging, device_index, stream, operation), destinations_(destinations), parts_(parts), ends_(ends) {}
 
-  void host_step(const StagedChunk& chunk) const { fill_(chunk.offset, {staging_.buffer(chunk.buffer), chunk.length}); }
+  void host_step(const StagedChunk& chunk) const {
+    std::byte* buffer = staging_.buffer(chunk.buffer);
+    for_each_part(ends_, chunk.offset, chunk.length, [&](std::size_t part, std::size_t at, std::size_t done, std::size_t size) {
+      parts_[part].fill(at, {buffer + done, size});
+    });
+  }
   void device_step(const StagedChunk& chunk) const {
-    copy(destination_ + chunk.offset, staging_.buffer(chunk.buffer), chunk, cudaMemcpyHostToDevice);
+    const std::byte* buffer = staging_.buffer(chunk.buffer);
+    for_each_part(ends_, chunk.offset, chunk.length, [&](std::size_t part, std::size_t at, std::size_t done, std::size_t size) {
+      copy(destinations_[part] + at, buffer + done, size, chunk, cudaMemcpyHostToDevice);
+    });
+    mark(chunk);
   }
 
  private:
-  std::byte* destination_;
-  const FillStaging& fill_;
+  std::span<std::byte* const> destinations_;
+  std::span<const UploadPart> parts_;
+  std::span<const std::size_t> ends_;
 };
 
 class DownloadSteps : public StreamSteps {
@@ -129,7 +145,8 @@ class DownloadSteps : public StreamSteps {
     std::memcpy(destination_ + chunk.offset, staging_.buffer(chunk.buffer), chunk.length);
   }
   void device_step(const StagedChunk& chunk) const {
-    copy(staging_.buffer(chunk.buffer), source_ + chunk.offset, chunk, cudaMemcpyDeviceToHost);
+    copy(staging_.buffer(chunk.buffer), source_ + chunk.offset, chunk.length, chunk, cudaMemcpyDeviceToHost);
+    mark(chunk);
   }
 
  private:
@@ -150,9 +167,14 @@ void run_staged(StagingDirection direction, int device_index, std::size_t size_b
 
 }  // namespace
 
-void upload_staged_into(std::byte* destination, int device_index, std::size_t size_bytes, const FillStaging& fill,
+void upload_staged_into(std::span<std::byte* const> destinations, std::span<const UploadPart> parts, int device_index,
                         cudaStream_t stream, const std::string& operation) {
-  run_staged<UploadSteps>(StagingDirection::to_device, device_index, size_bytes, stream, operation, destination, fill);
+  std::vector<std::size_t> ends;
+  ends.reserve(parts.size());
+  std::size_t total = 0;
+  for (const UploadPart& part : parts) ends.push_back(total += part.size_bytes);
+  run_staged<UploadSteps>(StagingDirection::to_device, device_index, total, stream, operation, destinations, parts,
+                          std::span<const std::size_t>(ends));
 }
 
 void download_staged(std::byte* destination, const std::byte* source, int device_index, std::size_t size_bytes,
@@ -161,14 +183,21 @@ void download_staged(std::byte* destination, const std::byte* source, int device
                             source);
 }
 
-std::shared_ptr<std::byte> upload_staged(std::size_t size_bytes, const FillStaging& fill, Device target,
-                                         const std::string& operation) {
+std::vector<std::shared_ptr<std::byte>> upload_staged(std::span<const UploadPart> parts, Device target,
+                                                      const std::string& operation) {
   require_cuda_device(operation, target);  // first, so the message names what was being loaded
-  std::shared_ptr<std::byte> memory = allocate_bytes(size_bytes, target);
-  if (target.is_host_accessible()) {
-    fill(0, {memory.get(), size_bytes});  // pinned or managed memory: written in place
+  std::vector<std::shared_ptr<std::byte>> memory;
+  std::vector<std::byte*> destinations;
+  memory.reserve(parts.size());
+  destinations.reserve(parts.size());
+  for (const UploadPart& part : parts) {
+    memory.push_back(allocate_bytes(part.size_bytes, target));
+    destinations.push_back(memory.back().get());
+  }
+  if (target.is_host_accessible()) {  // pinned or managed memory: written in place
+    for (std::size_t i = 0; i < parts.size(); ++i) parts[i].fill(0, {destinations[i], parts[i].size_bytes});
   } else {
-    upload_staged_into(memory.get(), target.index, size_bytes, fill, nullptr, operation);
+    upload_staged_into(destinations, parts, target.index, nullptr, operation);
   }
   return memory;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 
 #include "zerotensor/cuda.hpp"
@@ -11,9 +12,9 @@
 
 namespace zt::detail {
 
-/// Writes `size_bytes` bytes that `fill` produces into `destination`, device memory of
-/// cuda(device_index), queued on `stream`.
-void upload_staged_into(std::byte* destination, int device_index, std::size_t size_bytes, const FillStaging& fill,
+/// Writes the bytes that each part's `fill` produces into its destination, device memory of
+/// cuda(device_index), in one staged copy queued on `stream`.
+void upload_staged_into(std::span<std::byte* const> destinations, std::span<const UploadPart> parts, int device_index,
                         cudaStream_t stream, const std::string& operation);
 
 /// Copies `size_bytes` bytes of device memory of cuda(device_index) at `source` into host

@@ -8,11 +8,15 @@
 
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <numeric>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "zerotensor/checkpoint.hpp"
 #include "zerotensor/from_file.hpp"
+#include "zerotensor/frombuffer.hpp"
 #include "zerotensor/npy.hpp"
 #include "zerotensor/pin_memory.hpp"
 #include "zerotensor/safetensors.hpp"
@@ -131,6 +135,51 @@ BOOST_AUTO_TEST_CASE(files_load_straight_to_the_gpu_as_they_load_on_the_host) {
   const zt::AnyTensor pinned = zt::load_npy(fixture("npy/float32.npy"), {.device = {zt::DeviceKind::CUDAHost, 0}});
   BOOST_TEST((zt::device_of(pinned.data_ptr()).kind == zt::DeviceKind::CUDAHost));
   check_same(pinned, zt::load_npy(fixture("npy/float32.npy")));
+}
+
+BOOST_AUTO_TEST_CASE(a_file_of_many_tensors_goes_through_one_staged_copy_and_each_lands_whole) {
+  // With 256-byte buffers the tensors' ends fall inside chunks, at their edges and across many.
+  const SmallStaging staging;
+  const zt_test::TempDir dir;
+  std::map<std::string, zt::AnyTensor, std::less<>> tensors;
+  for (const zt::index_t count : {0, 1, 63, 64, 65, 257, 1000}) tensors.emplace("f" + std::to_string(count), iota_floats(count));
+  const std::vector<std::uint8_t> bools{1, 0, 1, 1, 0};
+  const std::vector<std::int8_t> bytes{-3, 7, 11};
+  tensors.emplace("b", zt::frombuffer(bools, zt::bool_));
+  tensors.emplace("i", zt::frombuffer(bytes, zt::int8));
+  zt::save_safetensors(dir / "many.safetensors", tensors);
+  const zt::SafetensorsFile on_device = zt::load_safetensors(dir / "many.safetensors", {.device = zt::cuda(0)});
+  BOOST_TEST(on_device.tensors.size() == tensors.size());
+  std::set<const void*> owners;
+  for (const auto& [name, tensor] : tensors) {
+    BOOST_TEST_CONTEXT(name) {
+      const zt::AnyTensor& loaded = on_device.at(name);
+      BOOST_TEST(loaded.device() == zt::cuda(0));
+      owners.insert(loaded.owner().get());  // memory of its own: freed with its last view
+      check_same(loaded, tensor);
+    }
+  }
+  BOOST_TEST(owners.size() == tensors.size());
+}
+
+BOOST_AUTO_TEST_CASE(a_sharded_checkpoint_loads_to_the_gpu_as_on_the_host) {
+  const SmallStaging staging;
+  const zt_test::TempDir dir;
+  zt::save_safetensors(dir / "model-1.safetensors", {{"a", iota_floats(100)}, {"b", iota_floats(3)}});
+  zt::save_safetensors(dir / "model-2.safetensors", {{"c", iota_floats(70)}, {"unlisted", iota_floats(5)}});
+  zt_test::write_text(dir / "model.safetensors.index.json",
+                      R"({"weight_map":{"a":"model-1.safetensors","b":"model-1.safetensors","c":"model-2.safetensors"}})");
+  const zt::Checkpoint on_host = zt::load_checkpoint(dir.path());
+  for (const unsigned threads : {0u, 2u}) {
+    const zt::Checkpoint on_device = zt::load_checkpoint(dir.path(), {.device = zt::cuda(0), .threads = threads});
+    BOOST_TEST(on_device.tensors.size() == 3u);  // the index is the allowlist
+    for (const auto& [name, tensor] : on_host.tensors) {
+      BOOST_TEST_CONTEXT(name << ", threads " << threads) {
+        BOOST_TEST(on_device.at(name).device() == zt::cuda(0));
+        check_same(on_device.at(name), tensor);
+      }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(from_file_streams_to_the_gpu) {
