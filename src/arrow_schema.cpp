@@ -88,7 +88,7 @@ template <class... Parts>
   throw ValueError(concat(extension, " ", text_prefix(text), ": ", parts...));
 }
 
-/// The extension's parameters, read from nlohmann-json's SAX events without building a
+/// The extension's parameters, read from the JSON reader's events without building a
 /// document (the document's allocations cost more than the rest of an import): an object
 /// whose "shape" and "permutation" are arrays of integers ≥ 0 that fit int64 and whose
 /// "dim_names" is an array of strings. Other keys are ignored, as Arrow C++ ignores them.
@@ -107,22 +107,21 @@ class TensorParameters {
   [[nodiscard]] const ArrowDims<std::int64_t>& indices(Member member) const { return indices_[member]; }
   [[nodiscard]] std::size_t names() const { return names_; }
 
-  // nlohmann-json's SAX interface.
+  // The events of detail::read_json_events.
   bool null() { return value(Kind::other); }
   bool boolean(bool) { return value(Kind::other); }
   bool number_integer(Json::number_integer_t) { return value(Kind::other); }  // negative
   bool number_unsigned(Json::number_unsigned_t n) {
     return n <= std::uint64_t(INT64_MAX) ? value(Kind::index, std::int64_t(n)) : value(Kind::other);
   }
-  bool number_float(Json::number_float_t, const Json::string_t&) { return value(Kind::other); }
-  bool string(Json::string_t&) { return value(Kind::string); }
-  bool binary(Json::binary_t&) { return value(Kind::other); }
+  bool number_float(Json::number_float_t) { return value(Kind::other); }
+  bool string(std::string_view) { return value(Kind::string); }
   bool start_object(std::size_t) { return open(true); }
   bool start_array(std::size_t) { return open(false); }
   bool end_object() { return close(); }
   bool end_array() { return close(); }
 
-  bool key(Json::string_t& name) {
+  bool key(std::string_view name) {
     if (depth_ == 1) member_ = name == "shape" ? shape : name == "permutation" ? permutation
                              : name == "dim_names" ? dim_names : other;
     return true;

@@ -26,7 +26,7 @@ class IndexEvents : public CapturingJsonEvents<IndexEvents> {
  public:
   IndexEvents(const std::string& description, CheckpointIndex& index) : description_(description), index_(index) {}
 
-  bool string(Json::string_t& v) {
+  bool string(std::string_view v) {
     if (!capturing() && level_ == 2) return shard(v);
     return CapturingJsonEvents::string(v);
   }
@@ -38,9 +38,9 @@ class IndexEvents : public CapturingJsonEvents<IndexEvents> {
     }
     return capture_object(n);
   }
-  bool key(Json::string_t& name) {
+  bool key(std::string_view name) {
     if (capturing()) return capture_key(name);
-    (level_ == 1 ? member_ : tensor_) = name;  // a copy: the parser keeps its buffer for the next string
+    (level_ == 1 ? member_ : tensor_) = name;  // a copy: the event's string lasts only while it runs
     return true;
   }
   bool end_object() {
@@ -71,7 +71,7 @@ class IndexEvents : public CapturingJsonEvents<IndexEvents> {
     throw ValueError(concat(description_, ": ", parts...));
   }
 
-  bool shard(const Json::string_t& file) {
+  bool shard(std::string_view file) {
     if (!plain_file_name(file))
       fail("tensor '", text_prefix(tensor_), "' names shard '", text_prefix(file),
            "', which is not a plain file name in the index's directory (no '/', no '..')");

@@ -1,6 +1,9 @@
 #include "json.hpp"
 
 #include <algorithm>
+#include <array>
+#include <unordered_set>
+#include <vector>
 
 #include "concat.hpp"
 #include "zerotensor/error.hpp"
@@ -15,26 +18,46 @@ void throw_json_key_twice(std::string_view what, std::string_view key) {
   throw ValueError(concat(what, " names '", text_prefix(key), "' twice"));
 }
 
-void throw_json_invalid(std::string_view what, const nlohmann::detail::exception& error) {
-  throw ValueError(concat(what, " is not valid JSON: ", error.what()));
+void throw_json_invalid(std::string_view what, simdjson::error_code error, int max_depth) {
+  // Every reader's limit is far below simdjson's own (1024 levels), which is then passed too.
+  if (error == simdjson::DEPTH_ERROR) throw_json_too_deep(what, max_depth);
+  throw ValueError(concat(what, " is not valid JSON: ", simdjson::error_message(error),
+                          error == simdjson::NUMBER_ERROR ? " (integers must fit 64 bits)" : ""));
 }
 
-bool ObjectKeys::insert(const std::string& key) {
-  if (!many_.empty()) return many_.emplace(key.data(), key.size()).second;
-  const auto known = few_.begin() + std::ptrdiff_t(count_);
-  if (std::find(few_.begin(), known, key) != known) return false;
-  if (count_ < few_.size()) {
-    few_[count_++] = key;
-    return true;
+simdjson::dom::element parse_json(std::string_view text, int max_depth, std::string_view what) {
+  // simdjson reads up to SIMDJSON_PADDING bytes past the end, which a mapping need not have:
+  // the text is copied into a padded buffer. Buffer and parser are kept for the thread's next
+  // document unless this one made them large (a header may be 100 MB).
+  constexpr std::size_t kept_capacity = std::size_t{1} << 20;
+  thread_local std::vector<char> padded;
+  thread_local simdjson::dom::parser parser;
+  if (padded.capacity() > kept_capacity && text.size() <= kept_capacity) padded = std::vector<char>();
+  if (parser.capacity() > kept_capacity && text.size() <= kept_capacity) parser = simdjson::dom::parser();
+  padded.resize(text.size() + simdjson::SIMDJSON_PADDING);
+  std::copy(text.begin(), text.end(), padded.begin());
+  simdjson::dom::element document;
+  const simdjson::error_code error = parser.parse(padded.data(), text.size(), false).get(document);
+  if (error != simdjson::SUCCESS) throw_json_invalid(what, error, max_depth);
+  return document;
+}
+
+void check_unique_keys(simdjson::dom::object object, std::string_view what) {
+  constexpr std::size_t few = 16;  // a tensor's fields, an extension's parameters
+  if (object.size() <= few) {
+    std::array<std::string_view, few> seen;
+    std::size_t count = 0;
+    for (const simdjson::dom::key_value_pair member : object) {
+      if (std::find(seen.begin(), seen.begin() + std::ptrdiff_t(count), member.key) != seen.begin() + std::ptrdiff_t(count))
+        throw_json_key_twice(what, member.key);
+      seen[count++] = member.key;
+    }
+    return;
   }
-  for (const std::string& name : few_) many_.emplace(name.data(), name.size());
-  count_ = 0;
-  return many_.emplace(key.data(), key.size()).second;
-}
-
-void ObjectKeys::clear() {
-  count_ = 0;
-  many_.clear();
+  std::unordered_set<std::string_view> seen;  // a header's tensor names: views of the document's strings
+  seen.reserve(object.size());
+  for (const simdjson::dom::key_value_pair member : object)
+    if (!seen.insert(member.key).second) throw_json_key_twice(what, member.key);
 }
 
 Json* JsonBuilder::place(Json&& value) {

@@ -1,18 +1,18 @@
 // The one JSON reader of foreign input (.safetensors headers, checkpoint indexes, Arrow
-// extension metadata):
-// nlohmann-json's SAX parser, with the limits checked while it reads.
+// extension metadata): simdjson parses and validates the text, and its document is handed to
+// a consumer as events, with the limits checked on the way. Small documents read whole are
+// nlohmann-json values, the type the writers use too.
 #pragma once
 
-#include <array>
 #include <cstddef>
-#include <memory_resource>
+#include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 namespace zt::detail {
 
@@ -20,39 +20,21 @@ using Json = nlohmann::json;
 
 [[noreturn]] void throw_json_too_deep(std::string_view what, int max_depth);
 [[noreturn]] void throw_json_key_twice(std::string_view what, std::string_view key);
-[[noreturn]] void throw_json_invalid(std::string_view what, const nlohmann::detail::exception& error);
+[[noreturn]] void throw_json_invalid(std::string_view what, simdjson::error_code error, int max_depth);
 
-/// The keys of one open object, to refuse a key given twice: searched in order while the
-/// object has few (a tensor's fields, an extension's parameters), hashed once it has many
-/// (a header's tensor names), their copies taken from `arena`, which the reader frees at
-/// once when it ends.
-class ObjectKeys {
- public:
-  explicit ObjectKeys(std::pmr::memory_resource* arena) : many_(arena) {}
-  /// False when `key` is already there.
-  bool insert(const std::string& key);
-  void clear();
-
- private:
-  std::array<std::string, 8> few_;  // the first keys, in order
-  std::size_t count_ = 0;            // of them in few_; 0 once they moved to many_
-  std::pmr::unordered_set<std::pmr::string> many_;
-};
-
-/// Builds one document from SAX events (a consumer of read_json_events).
+/// Builds one document from the events of read_json_events.
 class JsonBuilder {
  public:
   bool null() { return add(nullptr); }
   bool boolean(bool value) { return add(value); }
   bool number_integer(Json::number_integer_t value) { return add(value); }
   bool number_unsigned(Json::number_unsigned_t value) { return add(value); }
-  bool number_float(Json::number_float_t value, const Json::string_t&) { return add(value); }
-  bool string(Json::string_t& value) { return add(std::move(value)); }
-  bool binary(Json::binary_t& value) { return add(std::move(value)); }
+  bool number_float(Json::number_float_t value) { return add(value); }
+  bool string(std::string_view value) { return add(Json::string_t(value)); }
   bool start_object(std::size_t) { return open(Json::object()); }
   bool start_array(std::size_t) { return open(Json::array()); }
-  bool key(Json::string_t& name) {
-    key_ = std::move(name);
+  bool key(std::string_view name) {
+    key_.assign(name);
     return true;
   }
   bool end_object() { return close(); }
@@ -105,18 +87,17 @@ class CapturingJsonEvents {
   bool number_unsigned(Json::number_unsigned_t v) {
     return capture("number", [v](JsonBuilder& b) { return b.number_unsigned(v); });
   }
-  bool number_float(Json::number_float_t v, const Json::string_t& text) {
-    return capture("number", [&](JsonBuilder& b) { return b.number_float(v, text); });
+  bool number_float(Json::number_float_t v) {
+    return capture("number", [v](JsonBuilder& b) { return b.number_float(v); });
   }
-  bool string(Json::string_t& v) { return capture("string", [&](JsonBuilder& b) { return b.string(v); }); }
-  bool binary(Json::binary_t& v) { return capture("binary", [&](JsonBuilder& b) { return b.binary(v); }); }
+  bool string(std::string_view v) { return capture("string", [v](JsonBuilder& b) { return b.string(v); }); }
   bool start_array(std::size_t n) { return capture("array", [n](JsonBuilder& b) { return b.start_array(n); }); }
   bool end_array() { return forward([](JsonBuilder& b) { return b.end_array(); }); }
 
  protected:
   bool capturing() const { return capturing_; }
   bool capture_object(std::size_t n) { return capture("object", [n](JsonBuilder& b) { return b.start_object(n); }); }
-  bool capture_key(Json::string_t& name) { return builder_.key(name); }
+  bool capture_key(std::string_view name) { return builder_.key(name); }
   bool capture_end_object() { return forward([](JsonBuilder& b) { return b.end_object(); }); }
 
  private:
@@ -143,74 +124,82 @@ class CapturingJsonEvents {
   JsonBuilder builder_;
 };
 
-/// nlohmann-json's SAX events, passed on to `Consumer` (the same interface) only after the
-/// reader's checks: containers nested at most `max_depth` levels (the outermost container
-/// is level 1), no object that names a key twice (JSON would keep only the last), and
-/// nlohmann-json's own: RFC 8259, UTF-8, no comments, nothing after the value.
-template <class Consumer>
-class CheckedJsonEvents {
- public:
-  CheckedJsonEvents(Consumer& consumer, int max_depth, std::string_view what)
-      : consumer_(consumer), max_depth_(max_depth), what_(what) {
-    keys_.reserve(std::size_t(max_depth));  // the readers' limits are a few levels: one allocation
-  }
-
-  bool null() { return consumer_.null(); }
-  bool boolean(bool value) { return consumer_.boolean(value); }
-  bool number_integer(Json::number_integer_t value) { return consumer_.number_integer(value); }
-  bool number_unsigned(Json::number_unsigned_t value) { return consumer_.number_unsigned(value); }
-  bool number_float(Json::number_float_t value, const Json::string_t& text) {
-    return consumer_.number_float(value, text);
-  }
-  bool string(Json::string_t& value) { return consumer_.string(value); }
-  bool binary(Json::binary_t& value) { return consumer_.binary(value); }
-  bool start_object(std::size_t size) {
-    open();
-    while (keys_.size() < depth_) keys_.emplace_back(&arena_);
-    keys_[depth_ - 1].clear();
-    return consumer_.start_object(size);
-  }
-  bool start_array(std::size_t size) {
-    open();
-    return consumer_.start_array(size);
-  }
-  bool key(Json::string_t& name) {
-    if (!keys_[depth_ - 1].insert(name)) throw_json_key_twice(what_, name);
-    return consumer_.key(name);
-  }
-  bool end_object() {
-    --depth_;
-    return consumer_.end_object();
-  }
-  bool end_array() {
-    --depth_;
-    return consumer_.end_array();
-  }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& error) {
-    throw_json_invalid(what_, error);
-  }
-
- private:
-  void open() {
-    if (int(depth_) == max_depth_) throw_json_too_deep(what_, max_depth_);
-    ++depth_;
-  }
-
-  Consumer& consumer_;
-  int max_depth_;
-  std::string_view what_;
-  std::size_t depth_ = 0;
-  std::pmr::monotonic_buffer_resource arena_;
-  std::vector<ObjectKeys> keys_;  // the keys of each open object, by depth
+/// What read_json_events checks beyond simdjson, and the start of its messages.
+struct JsonLimits {
+  int max_depth;          ///< containers nested at most this deep; the outermost is level 1
+  std::string_view what;  ///< begins every message
 };
 
-/// Reads `text` as exactly one JSON value, handing its events to `consumer` after the
-/// checks of CheckedJsonEvents. Errors are ValueErrors that begin with `what`, e.g.
-/// "load_safetensors: <a.safetensors>: the header names 'w' twice".
+/// ValueError naming the first key of `object` that it gives twice (JSON would keep only the
+/// last): keys compared in order while the object has few, hashed when it has many.
+void check_unique_keys(simdjson::dom::object object, std::string_view what);
+
+/// Hands `value` and everything in it to `consumer`, in document order, refusing what
+/// `limits` refuse; `depth` containers are open around it.
+template <class Consumer>
+void send_json_events(simdjson::dom::element value, const JsonLimits& limits, Consumer& consumer, int depth) {
+  using Type = simdjson::dom::element_type;
+  const Type type = value.type();
+  if ((type == Type::OBJECT || type == Type::ARRAY) && depth == limits.max_depth)
+    throw_json_too_deep(limits.what, limits.max_depth);
+  switch (type) {
+    case Type::OBJECT: {
+      const simdjson::dom::object object = value.get_object().value_unsafe();
+      check_unique_keys(object, limits.what);
+      consumer.start_object(object.size());
+      for (const simdjson::dom::key_value_pair member : object) {
+        consumer.key(member.key);
+        send_json_events(member.value, limits, consumer, depth + 1);
+      }
+      consumer.end_object();
+      return;
+    }
+    case Type::ARRAY: {
+      const simdjson::dom::array array = value.get_array().value_unsafe();
+      consumer.start_array(array.size());
+      for (const simdjson::dom::element item : array) send_json_events(item, limits, consumer, depth + 1);
+      consumer.end_array();
+      return;
+    }
+    case Type::STRING:
+      consumer.string(value.get_string().value_unsafe());
+      return;
+    case Type::INT64: {  // simdjson reads integers ≥ 0 as INT64 where they fit; events keep the sign apart
+      const std::int64_t number = value.get_int64().value_unsafe();
+      number < 0 ? consumer.number_integer(number) : consumer.number_unsigned(std::uint64_t(number));
+      return;
+    }
+    case Type::UINT64:
+      consumer.number_unsigned(value.get_uint64().value_unsafe());
+      return;
+    case Type::DOUBLE:
+      consumer.number_float(value.get_double().value_unsafe());
+      return;
+    case Type::BOOL:
+      consumer.boolean(value.get_bool().value_unsafe());
+      return;
+    case Type::NULL_VALUE:
+      consumer.null();
+      return;
+  }
+}
+
+/// The document of `text`, parsed by this thread's simdjson parser, with which it stays valid
+/// until the thread's next parse. Errors as read_json_events says.
+simdjson::dom::element parse_json(std::string_view text, int max_depth, std::string_view what);
+
+/// Reads `text` as exactly one JSON value and hands its events to `consumer`: null(),
+/// boolean(b), number_integer(n) (negative), number_unsigned(n), number_float(x), string(s),
+/// start_object(size), key(s), end_object(), start_array(size), end_array(); the strings are
+/// valid while the event runs. Refused: anything but RFC 8259 JSON in UTF-8 (simdjson's
+/// checks: no comments, nothing after the value, integers that fit int64 or uint64),
+/// containers nested deeper than `max_depth` levels (the outermost is level 1) and an object
+/// that names a key twice. Errors are ValueErrors that begin with `what`, e.g.
+/// "load_safetensors: <a.safetensors>: the header names 'w' twice". Not reentrant:
+/// `consumer` must not read JSON itself.
 template <class Consumer>
 void read_json_events(std::string_view text, int max_depth, std::string_view what, Consumer& consumer) {
-  CheckedJsonEvents<Consumer> events(consumer, max_depth, what);
-  Json::sax_parse(text.begin(), text.end(), &events);
+  send_json_events(parse_json(text, max_depth, what), JsonLimits{max_depth, what}, consumer, 0);
 }
 
 /// Reads `text` as exactly one JSON value, checked as read_json_events checks it.

@@ -203,10 +203,10 @@ class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
     ++level_;
     return true;
   }
-  bool key(Json::string_t& name) {
+  bool key(std::string_view name) {
     if (capturing()) return capture_key(name);
     if (level_ == 1) {
-      name_ = name;  // a copy: the parser keeps its buffer for the next string
+      name_ = name;  // a copy: the event's string lasts only while it runs
     } else {
       field_ = field_named(name);
     }
@@ -218,7 +218,7 @@ class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
     return true;
   }
 
-  bool string(Json::string_t& value) {
+  bool string(std::string_view value) {
     replay_array();
     if (!in_field(Field::dtype)) return Capturing::string(value);
     fields_.dtype = reader_.dtype(name_, value);
@@ -264,13 +264,9 @@ class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
     replay_array();
     return Capturing::number_integer(value);
   }
-  bool number_float(Json::number_float_t value, const Json::string_t& text) {
+  bool number_float(Json::number_float_t value) {
     replay_array();
-    return Capturing::number_float(value, text);
-  }
-  bool binary(Json::binary_t& value) {
-    replay_array();
-    return Capturing::binary(value);
+    return Capturing::number_float(value);
   }
 
   /// A value that is not a tensor object starts: only "__metadata__" and a tensor's fields.
