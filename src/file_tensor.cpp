@@ -50,9 +50,10 @@ std::string copy_reason(const std::byte* source, const StoredTensor& stored, ind
 UploadPart upload_part(const std::byte* source, const StoredTensor& stored) {
   const index_t count = numel(stored.shape);
   const std::size_t swap_unit = needs_byte_swap(stored, count) ? byte_order_unit(stored.dtype) : 1;
-  return {std::size_t(count) * itemsize(stored.dtype), [source, swap_unit](std::size_t offset, std::span<std::byte> staging) {
-            copy_bytes(source + offset, staging.data(), staging.size(), swap_unit);
-          }};
+  const auto fill = [source, swap_unit](std::size_t offset, std::span<std::byte> staging) {
+    copy_bytes(source + offset, staging.data(), staging.size(), swap_unit);
+  };
+  return {std::size_t(count) * itemsize(stored.dtype), fill};
 }
 
 /// ValueError when a bool tensor's bytes are not all 0 or 1.
@@ -113,7 +114,8 @@ AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, 
   const std::size_t length = std::size_t(count) * itemsize(stored.dtype);
   const bool writable = options.access != MapAccess::read_only;
   check_stored_bools(source, stored, description);
-  if (options.device != cpu) return std::move(upload_stored_tensors(mapping, {&stored, 1}, options, description, {}).front());
+  if (options.device != cpu)
+    return std::move(upload_stored_tensors(mapping, {&stored, 1}, options, description, {}).front());
 
   const std::string reason = copy_reason(source, stored, count);
   if (reason.empty() && !options.copy.value_or(false))

@@ -25,37 +25,53 @@ void throw_json_invalid(std::string_view what, simdjson::error_code error, int m
                           error == simdjson::NUMBER_ERROR ? " (integers must fit 64 bits)" : ""));
 }
 
-simdjson::dom::element parse_json(std::string_view text, int max_depth, std::string_view what) {
-  // simdjson reads up to SIMDJSON_PADDING bytes past the end, which a mapping need not have:
-  // the text is copied into a padded buffer. Buffer and parser are kept for the thread's next
-  // document unless this one made them large (a header may be 100 MB).
-  constexpr std::size_t kept_capacity = std::size_t{1} << 20;
-  thread_local std::vector<char> padded;
-  thread_local simdjson::dom::parser parser;
-  if (padded.capacity() > kept_capacity && text.size() <= kept_capacity) padded = std::vector<char>();
-  if (parser.capacity() > kept_capacity && text.size() <= kept_capacity) parser = simdjson::dom::parser();
-  padded.resize(text.size() + simdjson::SIMDJSON_PADDING);
-  std::copy(text.begin(), text.end(), padded.begin());
-  simdjson::dom::element document;
-  const simdjson::error_code error = parser.parse(padded.data(), text.size(), false).get(document);
-  if (error != simdjson::SUCCESS) throw_json_invalid(what, error, max_depth);
-  return document;
+namespace {
+
+/// This thread's parser and the padded copy of its text: simdjson reads up to
+/// SIMDJSON_PADDING bytes past the end, which a mapping need not have.
+struct ThreadParser {
+  std::vector<char> padded;
+  simdjson::dom::parser parser;
+};
+
+thread_local ThreadParser thread_parser;
+
+/// Gives a parser made large by a large document its memory back.
+void release_if_large() {
+  constexpr std::size_t kept_bytes = std::size_t{1} << 20;
+  if (thread_parser.padded.capacity() > kept_bytes) thread_parser = ThreadParser();
 }
+
+}  // namespace
+
+ParsedJson::ParsedJson(std::string_view text, int max_depth, std::string_view what) {
+  ThreadParser& state = thread_parser;
+  state.padded.resize(text.size() + simdjson::SIMDJSON_PADDING);
+  std::copy(text.begin(), text.end(), state.padded.begin());
+  const simdjson::error_code error = state.parser.parse(state.padded.data(), text.size(), false).get(root_);
+  if (error == simdjson::SUCCESS) return;
+  release_if_large();
+  throw_json_invalid(what, error, max_depth);
+}
+
+ParsedJson::~ParsedJson() { release_if_large(); }
 
 void check_unique_keys(simdjson::dom::object object, std::string_view what) {
   constexpr std::size_t few = 16;  // a tensor's fields, an extension's parameters
-  if (object.size() <= few) {
+  const std::size_t size = object.size();
+  if (size <= 1) return;
+  if (size <= few) {
     std::array<std::string_view, few> seen;
     std::size_t count = 0;
     for (const simdjson::dom::key_value_pair member : object) {
-      if (std::find(seen.begin(), seen.begin() + std::ptrdiff_t(count), member.key) != seen.begin() + std::ptrdiff_t(count))
-        throw_json_key_twice(what, member.key);
+      const auto known = seen.begin() + std::ptrdiff_t(count);
+      if (std::find(seen.begin(), known, member.key) != known) throw_json_key_twice(what, member.key);
       seen[count++] = member.key;
     }
     return;
   }
   std::unordered_set<std::string_view> seen;  // a header's tensor names: views of the document's strings
-  seen.reserve(object.size());
+  seen.reserve(size);
   for (const simdjson::dom::key_value_pair member : object)
     if (!seen.insert(member.key).second) throw_json_key_twice(what, member.key);
 }

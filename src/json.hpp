@@ -184,9 +184,22 @@ void send_json_events(simdjson::dom::element value, const JsonLimits& limits, Co
   }
 }
 
-/// The document of `text`, parsed by this thread's simdjson parser, with which it stays valid
-/// until the thread's next parse. Errors as read_json_events says.
-simdjson::dom::element parse_json(std::string_view text, int max_depth, std::string_view what);
+/// The document of `text`, parsed by this thread's simdjson parser: valid while this lives.
+/// The parser's memory is kept for the thread's next document, unless this one made it large
+/// (a header may be 100 MB): that is given back when this is destroyed. Errors as
+/// read_json_events says.
+class ParsedJson {
+ public:
+  ParsedJson(std::string_view text, int max_depth, std::string_view what);
+  ~ParsedJson();
+  ParsedJson(const ParsedJson&) = delete;
+  ParsedJson& operator=(const ParsedJson&) = delete;
+
+  [[nodiscard]] simdjson::dom::element root() const { return root_; }
+
+ private:
+  simdjson::dom::element root_;
+};
 
 /// Reads `text` as exactly one JSON value and hands its events to `consumer`: null(),
 /// boolean(b), number_integer(n) (negative), number_unsigned(n), number_float(x), string(s),
@@ -199,7 +212,8 @@ simdjson::dom::element parse_json(std::string_view text, int max_depth, std::str
 /// `consumer` must not read JSON itself.
 template <class Consumer>
 void read_json_events(std::string_view text, int max_depth, std::string_view what, Consumer& consumer) {
-  send_json_events(parse_json(text, max_depth, what), JsonLimits{max_depth, what}, consumer, 0);
+  const ParsedJson document(text, max_depth, what);
+  send_json_events(document.root(), JsonLimits{max_depth, what}, consumer, 0);
 }
 
 /// Reads `text` as exactly one JSON value, checked as read_json_events checks it.

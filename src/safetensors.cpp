@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
 #include <boost/endian/conversion.hpp>
 
 #include "concat.hpp"
@@ -192,9 +193,7 @@ class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
 
  public:
   HeaderEvents(HeaderReader& reader, std::vector<Entry>& entries, SafetensorsFile& file)
-      : reader_(reader), entries_(entries), file_(file) {
-    array_.reserve(DynamicExtents::inline_capacity);  // most shapes, and data_offsets, without growing
-  }
+      : reader_(reader), entries_(entries), file_(file) {}
 
   bool start_object(std::size_t n) {
     replay_array();
@@ -248,7 +247,7 @@ class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
     } else if (array_.size() == 2) {
       fields_.data_offsets = {array_[0], array_[1]};
     } else {
-      reader_.refuse_field(name_, field_, Json(array_));
+      reader_.refuse_field(name_, field_, Json(std::vector<std::uint64_t>(array_.begin(), array_.end())));
     }
     return true;
   }
@@ -303,7 +302,7 @@ class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
   Field field_ = Field::other;  // its field being read
   EntryFields fields_;
   bool in_array_ = false;              // reading the shape or data_offsets array directly
-  std::vector<std::uint64_t> array_;  // its items so far
+  boost::container::small_vector<std::uint64_t, 8> array_;  // its items so far: most shapes need no heap
 };
 
 std::uint64_t read_header_length(std::span<const std::byte> file, std::string_view description) {
@@ -381,8 +380,10 @@ SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOption
     file.tensors.emplace_hint(file.tensors.end(), std::move(name), std::move(tensor));
   };
   if (options.device == cpu) {
-    for (Entry& entry : entries)
-      add(entry.name, detail::load_stored_tensor(mapping, stored(entry), stored_options, reader.tensor_context(entry.name)));
+    for (Entry& entry : entries) {
+      const std::string_view context = reader.tensor_context(entry.name);
+      add(entry.name, detail::load_stored_tensor(mapping, stored(entry), stored_options, context));
+    }
     return file;
   }
   // Elsewhere all in one staged copy, so that many small tensors keep its buffers full.

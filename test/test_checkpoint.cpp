@@ -373,7 +373,8 @@ BOOST_AUTO_TEST_CASE(a_build_without_cuda_refuses_devices_naming_the_option) {
   BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path(), {.device = zt::cuda(0)}), zt::DeviceError,
                         with_message<zt::DeviceError>(
                             "load_safetensors: <" + (dir / shard_name(0, 2)).string() +
-                            ">: loading to cuda:0: this build of zerotensor has no CUDA (configure it with -DZT_CUDA=ON)"));
+                            ">: loading to cuda:0: this build of zerotensor has no CUDA "
+                            "(configure it with -DZT_CUDA=ON)"));
 }
 #endif
 

@@ -342,7 +342,9 @@ BOOST_AUTO_TEST_CASE(parts_laid_end_to_end_are_cut_where_a_range_crosses_them) {
   const auto pieces = [&](std::size_t offset, std::size_t length) {
     std::vector<Piece> found;
     zt::detail::for_each_part(ends, offset, length, [&](std::size_t part, std::size_t at, std::size_t done,
-                                                        std::size_t size) { found.emplace_back(part, at, done, size); });
+                                                        std::size_t size) {
+      found.emplace_back(part, at, done, size);
+    });
     return found;
   };
   BOOST_TEST((pieces(0, 12) == std::vector<Piece>{{0, 0, 0, 3}, {2, 0, 3, 7}, {4, 0, 10, 2}}));

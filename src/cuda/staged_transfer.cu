@@ -113,17 +113,20 @@ class UploadSteps : public StreamSteps {
  public:
   UploadSteps(const StagingSet& staging, std::span<std::byte* const> destinations, std::span<const UploadPart> parts,
               std::span<const std::size_t> ends, int device_index, cudaStream_t stream, const std::string& operation)
-      : StreamSteps(staging, device_index, stream, operation), destinations_(destinations), parts_(parts), ends_(ends) {}
+      : StreamSteps(staging, device_index, stream, operation),
+        destinations_(destinations),
+        parts_(parts),
+        ends_(ends) {}
 
   void host_step(const StagedChunk& chunk) const {
     std::byte* buffer = staging_.buffer(chunk.buffer);
-    for_each_part(ends_, chunk.offset, chunk.length, [&](std::size_t part, std::size_t at, std::size_t done, std::size_t size) {
-      parts_[part].fill(at, {buffer + done, size});
-    });
+    for_each_part(ends_, chunk.offset, chunk.length, [&](std::size_t part, std::size_t at, std::size_t done,
+                                                         std::size_t size) { parts_[part].fill(at, {buffer + done, size}); });
   }
   void device_step(const StagedChunk& chunk) const {
     const std::byte* buffer = staging_.buffer(chunk.buffer);
-    for_each_part(ends_, chunk.offset, chunk.length, [&](std::size_t part, std::size_t at, std::size_t done, std::size_t size) {
+    for_each_part(ends_, chunk.offset, chunk.length, [&](std::size_t part, std::size_t at, std::size_t done,
+                                                         std::size_t size) {
       copy(destinations_[part] + at, buffer + done, size, chunk, cudaMemcpyHostToDevice);
     });
     mark(chunk);

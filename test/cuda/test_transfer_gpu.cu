@@ -142,7 +142,8 @@ BOOST_AUTO_TEST_CASE(a_file_of_many_tensors_goes_through_one_staged_copy_and_eac
   const SmallStaging staging;
   const zt_test::TempDir dir;
   std::map<std::string, zt::AnyTensor, std::less<>> tensors;
-  for (const zt::index_t count : {0, 1, 63, 64, 65, 257, 1000}) tensors.emplace("f" + std::to_string(count), iota_floats(count));
+  for (const zt::index_t count : {0, 1, 63, 64, 65, 257, 1000})
+    tensors.emplace("f" + std::to_string(count), iota_floats(count));
   const std::vector<std::uint8_t> bools{1, 0, 1, 1, 0};
   const std::vector<std::int8_t> bytes{-3, 7, 11};
   tensors.emplace("b", zt::frombuffer(bools, zt::bool_));
@@ -167,8 +168,8 @@ BOOST_AUTO_TEST_CASE(a_sharded_checkpoint_loads_to_the_gpu_as_on_the_host) {
   const zt_test::TempDir dir;
   zt::save_safetensors(dir / "model-1.safetensors", {{"a", iota_floats(100)}, {"b", iota_floats(3)}});
   zt::save_safetensors(dir / "model-2.safetensors", {{"c", iota_floats(70)}, {"unlisted", iota_floats(5)}});
-  zt_test::write_text(dir / "model.safetensors.index.json",
-                      R"({"weight_map":{"a":"model-1.safetensors","b":"model-1.safetensors","c":"model-2.safetensors"}})");
+  zt_test::write_text(dir / "model.safetensors.index.json", R"({"weight_map":{"a":"model-1.safetensors",)"
+                                                            R"("b":"model-1.safetensors","c":"model-2.safetensors"}})");
   const zt::Checkpoint on_host = zt::load_checkpoint(dir.path());
   for (const unsigned threads : {0u, 2u}) {
     const zt::Checkpoint on_device = zt::load_checkpoint(dir.path(), {.device = zt::cuda(0), .threads = threads});
