@@ -296,6 +296,31 @@ BOOST_AUTO_TEST_CASE(the_data_area_is_filled_exactly_as_the_reference_demands) {
                   "the header names 'a' twice");
 }
 
+BOOST_AUTO_TEST_CASE(a_name_given_twice_among_many_is_refused_and_large_headers_parse_like_small_ones) {
+  // More than 16 keys: the reader hashes them; the repeated one is named.
+  std::string header = "{", data;
+  for (int i = 0; i < 40; ++i) {
+    const std::string name = "t" + std::to_string(i == 39 ? 7 : i);
+    header += (i ? ",\"" : "\"") + name + R"(":{"dtype":"U8","shape":[1],"data_offsets":[)" + std::to_string(i) +
+              "," + std::to_string(i + 1) + "]}";
+    data += char('a' + i % 26);
+  }
+  check_malformed(safetensors_bytes(header + "}", data), "the header names 't7' twice");
+  // A header over 1 MiB (the reader gives such a parser's memory back), then a small file, then
+  // invalid JSON again after a large one: each read as if it were the first.
+  TempDir dir;
+  const std::string metadata = std::string(3 << 20, 'm');
+  write_text(dir / "large.safetensors",
+             safetensors_bytes(R"({"__metadata__":{"note":")" + metadata + R"("},"a":{"dtype":"U8","shape":[1],)"
+                               R"("data_offsets":[0,1]}})", "z"));
+  for (int round = 0; round < 2; ++round) {
+    const zt::SafetensorsFile large = zt::load_safetensors(dir / "large.safetensors");
+    BOOST_TEST(large.metadata.at("note").size() == metadata.size());
+    check_values<std::uint8_t>(large.at("a"), {std::uint8_t('z')});
+    check_malformed(safetensors_bytes(R"({"a": )"), "the header is not valid JSON: ");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(deeply_nested_values_are_refused_while_parsing_and_named_briefly) {
   const std::size_t levels = 100'000;
   const std::string deep = std::string(levels, '[') + std::string(levels, ']');
