@@ -113,9 +113,11 @@ AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, 
   const index_t count = numel(stored.shape);
   const std::size_t length = std::size_t(count) * itemsize(stored.dtype);
   const bool writable = options.access != MapAccess::read_only;
+  if (options.device != cpu) {
+    const auto describe = [description](std::size_t) { return description; };
+    return std::move(upload_stored_tensors(mapping, {&stored, 1}, options, description, describe).front());
+  }
   check_stored_bools(source, stored, description);
-  if (options.device != cpu)
-    return std::move(upload_stored_tensors(mapping, {&stored, 1}, options, description, {}).front());
 
   const std::string reason = copy_reason(source, stored, count);
   if (reason.empty() && !options.copy.value_or(false))
@@ -139,7 +141,7 @@ std::vector<AnyTensor> upload_stored_tensors(const Buffer& mapping, std::span<co
   parts.reserve(stored.size());
   for (std::size_t i = 0; i < stored.size(); ++i) {
     const std::byte* source = view_address(mapping) + stored[i].offset;
-    if (describe) check_stored_bools(source, stored[i], describe(i));
+    check_stored_bools(source, stored[i], describe(i));
     parts.push_back(upload_part(source, stored[i]));
   }
   std::vector<std::shared_ptr<std::byte>> memory =

@@ -33,8 +33,8 @@ AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, 
                              std::string_view description);
 
 /// The tensors in memory of their own on options.device (not the CPU), all streamed from the
-/// mapping through one staged copy. `describe(i)` starts the messages about stored[i]'s bytes
-/// (unset: the caller checked them), `description` those about the copy.
+/// mapping through one staged copy. `describe(i)` starts the messages about stored[i]'s bytes,
+/// `description` those about the copy.
 std::vector<AnyTensor> upload_stored_tensors(const Buffer& mapping, std::span<const StoredTensor> stored,
                                              const LoadOptions& options, std::string_view description,
                                              const std::function<std::string_view(std::size_t)>& describe);

@@ -43,8 +43,6 @@ std::vector<std::size_t> wrap_dims(Sizes dims, std::size_t rank, OnRepeat on_rep
   return wrapped;
 }
 
-
-
 [[noreturn]] void throw_invalid_shape(Sizes sizes, index_t numel) {
   throw ValueError(concat("shape '", bracketed(sizes), "' is invalid for input of size ", numel));
 }
