@@ -1,5 +1,6 @@
 // The copies of issue 26, each timed in one loop with its floors (ratio.hpp's paired
-// benchmarks): memcpy of the output bytes, and, where libtorch is found, the same copy by
+// benchmarks): memcpy of the output bytes, memcpy of the bytes the source spans where the
+// copy reads more than it writes, and, where libtorch is found, the same copy by
 // libtorch's copy_ / .contiguous(), on one thread (ZT_BENCH_TORCH_THREADS=0: its default).
 // copy_ writes into the same memory as copy_into, so that both sides store to the same
 // alignment and pages.
@@ -40,13 +41,16 @@
 namespace {
 
 /// One row: a zerotensor copy, its output's byte count, whether it writes fresh memory
-/// (clone) or memory written before (copy_into), and (with libtorch) the same copy.
+/// (clone) or memory written before (copy_into), and (with libtorch) the same copy. Where
+/// the copy must read more bytes than it writes (the cache lines its source spans), memcpy
+/// of that many bytes is a second floor.
 struct Row {
   std::string name;
   std::function<void()> zerotensor;
   std::size_t output_bytes;
   bool fresh_output;
   std::function<void()> torch;
+  std::size_t source_span_bytes = 0;
 };
 
 template <class T>
@@ -72,7 +76,7 @@ Row conversion(const std::string& name) {
   static std::vector<From> in = filled<From>(million);
   static std::vector<To> out(million);
   Row row{name, [] { zt::copy_into(zt::Tensor<From, 1>(in.data(), {million}, {1}), zt::Tensor<To, 1>(out.data(), {million}, {1})); },
-          million * sizeof(To), false, nullptr};
+          million * sizeof(To), false, nullptr, million * sizeof(From)};
 #if ZT_HAVE_TORCH
   row.torch = [] {
     static at::Tensor source = at::from_blob(in.data(), {million}, torch_type<From>());
@@ -88,7 +92,7 @@ Row column() {
   static std::vector<float> out(million);
   Row row{"column_n1_strides_2_1",
           [] { zt::copy_into(zt::Tensor<float, 2>(in.data(), {million, 1}, {2, 1}), zt::Tensor<float, 2>(out.data(), {million, 1}, {1, 1})); },
-          million * sizeof(float), false, nullptr};
+          million * sizeof(float), false, nullptr, 2 * million * sizeof(float)};
 #if ZT_HAVE_TORCH
   row.torch = [] {
     static at::Tensor source = at::from_blob(in.data(), {million, 1}, {2, 1}, at::kFloat);
@@ -124,7 +128,7 @@ Row even_to_odd_columns() {
             zt::copy_into(zt::Tensor<float, 2>(buffer.data(), {side, side / 2}, {side, 2}),
                           zt::Tensor<float, 2>(buffer.data() + 1, {side, side / 2}, {side, 2}));
           },
-          side * side / 2 * sizeof(float), false, nullptr};
+          side * side / 2 * sizeof(float), false, nullptr, side * side * sizeof(float)};
 #if ZT_HAVE_TORCH
   row.torch = [] {
     static at::Tensor all = at::from_blob(buffer.data(), {side, side}, at::kFloat);
@@ -242,6 +246,11 @@ int main(int argc, char** argv) {
     zt_bench::register_paired(comparisons, "BM_" + row.name + "_vs_memcpy", "memcpy of the output",
                               row.zerotensor, [bytes, fresh] { copy_bytes(bytes, fresh); })
         ->Unit(benchmark::kMillisecond);
+    const std::size_t span = row.source_span_bytes;
+    if (span > bytes)
+      zt_bench::register_paired(comparisons, "BM_" + row.name + "_vs_memcpy_of_source_span",
+                                "memcpy of the source's span", row.zerotensor, [span] { copy_bytes(span, false); })
+          ->Unit(benchmark::kMillisecond);
 #if ZT_HAVE_TORCH
     const std::string label = "torch_" + std::to_string(at::get_num_threads()) + "_threads";
     zt_bench::register_paired(comparisons, "BM_" + row.name + "_vs_" + label, label, row.zerotensor, row.torch)

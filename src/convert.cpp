@@ -86,7 +86,7 @@ To convert_value(From value) {
 // x86-64. They give Eigen::half's values (round to nearest even, subnormals kept), except
 // for NaNs: float -> half keeps a NaN's payload where Eigen gives the quiet NaN 0x7e00 with
 // its sign, so NaNs are made that NaN first; half -> float quiets a signaling NaN where
-// Eigen keeps it signaling, so its quiet bit is cleared again.
+// Eigen keeps it signaling, so chunks with a NaN go value by value.
 #if defined(__x86_64__) && defined(__GNUC__)
 bool has_f16c() {
   // F16C from CPUID itself: clang's __builtin_cpu_supports does not know "f16c".
@@ -112,20 +112,24 @@ __attribute__((target("avx,f16c"))) index_t floats_to_halves_f16c(const float* i
   return i;
 }
 
+/// Half -> float in chunks of 64 values. VCVTPH2PS gives Eigen::half's value for every half
+/// but a signaling NaN, which it quiets, so a chunk that holds an infinity or a NaN (exponent
+/// all ones) is converted again value by value; returns how many values it converted.
 __attribute__((target("avx,f16c"))) index_t halves_to_floats_f16c(const Eigen::half* in, float* out, index_t count) {
-  const __m256 quiet_bit = _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000));
-  index_t i = 0;
-  for (; i + 8 <= count; i += 8) {
-    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
-    // Signaling NaNs (exponent all ones, quiet bit clear, payload not zero) stay signaling.
-    const __m128i signaling =
-        _mm_andnot_si128(_mm_cmpeq_epi16(_mm_and_si128(h, _mm_set1_epi16(0x01ff)), _mm_setzero_si128()),
-                         _mm_cmpeq_epi16(_mm_and_si128(h, _mm_set1_epi16(0x7e00)), _mm_set1_epi16(0x7c00)));
-    const __m256 mask = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_castsi128_ps(_mm_unpacklo_epi16(signaling, signaling))),
-                                             _mm_castsi128_ps(_mm_unpackhi_epi16(signaling, signaling)), 1);
-    _mm256_storeu_ps(out + i, _mm256_andnot_ps(_mm256_and_ps(mask, quiet_bit), _mm256_cvtph_ps(h)));
+  constexpr index_t chunk = 64;
+  const __m128i exponent = _mm_set1_epi16(0x7c00);
+  index_t start = 0;
+  for (; start + chunk <= count; start += chunk) {
+    __m128i flagged = _mm_setzero_si128();
+    for (index_t i = start; i < start + chunk; i += 8) {
+      const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+      flagged = _mm_or_si128(flagged, _mm_cmpeq_epi16(_mm_and_si128(h, exponent), exponent));
+      _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
+    }
+    if (_mm_testz_si128(flagged, flagged) == 0)
+      for (index_t i = start; i < start + chunk; ++i) out[i] = static_cast<float>(in[i]);
   }
-  return i;
+  return start;
 }
 #endif
 
