@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 
 #include "zerotensor/dlpack.hpp"
 #include "zerotensor/dtype.hpp"
@@ -67,13 +68,19 @@ static_assert([] {
 }(), "dtype_formats: every dtype's DLPack bits times lanes must equal its itemsize");
 
 /// The dtype whose `Column` names `name`; nullopt when none does (empty names match nothing).
+/// A file names a dtype for every tensor, so the names are hashed once, not compared in turn.
 template <std::string_view DTypeFormats::*Column>
-[[nodiscard]] constexpr std::optional<DType> dtype_named(std::string_view name) noexcept {
-  for (DType dtype : all_dtypes) {
-    const std::string_view known = dtype_formats[std::size_t(dtype)].*Column;
-    if (!known.empty() && known == name) return dtype;
-  }
-  return std::nullopt;
+[[nodiscard]] std::optional<DType> dtype_named(std::string_view name) {
+  static const std::unordered_map<std::string_view, DType> by_name = [] {
+    std::unordered_map<std::string_view, DType> names;
+    for (DType dtype : all_dtypes)
+      if (const std::string_view known = dtype_formats[std::size_t(dtype)].*Column; !known.empty())
+        names.emplace(known, dtype);
+    return names;
+  }();
+  const auto found = by_name.find(name);
+  if (found == by_name.end()) return std::nullopt;
+  return found->second;
 }
 
 }  // namespace zt::detail

@@ -57,8 +57,8 @@ UploadPart upload_part(const std::byte* source, const StoredTensor& stored) {
 }
 
 /// ValueError when a bool tensor's bytes are not all 0 or 1.
-void check_stored_bools(const std::byte* source, const StoredTensor& stored, std::string_view description) {
-  if (stored.dtype == bool_) check_bool_bytes(source, numel(stored.shape), description);
+void check_stored_bools(const std::byte* source, const StoredTensor& stored, const DescribeTensor& describe) {
+  if (stored.dtype == bool_) check_bool_bytes(source, numel(stored.shape), describe());
 }
 
 }  // namespace
@@ -80,12 +80,13 @@ const AnyTensor& tensor_named(const std::map<std::string, AnyTensor, std::less<>
 }
 
 FileContext::FileContext(std::string_view loader, PathRef path, std::string_view part) {
-  constexpr std::string_view opening = ": <", closing = ">";
-  const std::string_view path_text = path.c_str();
-  text_.reserve(loader.size() + opening.size() + path_text.size() + closing.size() + part.size());
-  text_.append(loader).append(opening).append(path_text).append(closing);
-  file_length_ = text_.size();
-  text_.append(part);
+  const std::string_view pieces[] = {loader, ": <", path.c_str(), ">", part};
+  std::size_t length = 0;
+  for (const std::string_view piece : pieces) length += piece.size();
+  text_.resize(length, boost::container::default_init);
+  char* end = text_.data();
+  for (const std::string_view piece : pieces) end = std::copy(piece.begin(), piece.end(), end);
+  file_length_ = length - part.size();
 }
 
 MapAccess mapping_access(const LoadOptions& options) {
@@ -107,25 +108,25 @@ MapAccess mapping_access(const LoadOptions& options) {
 }
 
 AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, const LoadOptions& options,
-                             std::string_view description) {
+                             const DescribeTensor& describe) {
   // The views are writable only when the access, and so the mapping, is.
   std::byte* source = view_address(mapping) + stored.offset;
   const index_t count = numel(stored.shape);
   const std::size_t length = std::size_t(count) * itemsize(stored.dtype);
   const bool writable = options.access != MapAccess::read_only;
   if (options.device != cpu) {
-    const auto describe = [description](std::size_t) { return description; };
-    return std::move(upload_stored_tensors(mapping, {&stored, 1}, options, description, describe).front());
+    const auto describe_only = [&describe](std::size_t) { return describe(); };
+    return std::move(upload_stored_tensors(mapping, {&stored, 1}, options, describe(), describe_only).front());
   }
-  check_stored_bools(source, stored, description);
+  check_stored_bools(source, stored, describe);
 
   const std::string reason = copy_reason(source, stored, count);
   if (reason.empty() && !options.copy.value_or(false))
     return make_view(stored.dtype, source, stored.shape, stored.strides, mapping.owner(), cpu, writable);
   if (!reason.empty() && options.copy == false)
-    throw ValueError(concat(description, " ", reason, ", but copy = false"));
+    throw ValueError(concat(describe(), " ", reason, ", but copy = false"));
   if (!reason.empty() && options.access == MapAccess::shared)
-    throw ValueError(concat(description, " ", reason, ", so it cannot share memory with the file (shared access)"));
+    throw ValueError(concat(describe(), " ", reason, ", so it cannot share memory with the file (shared access)"));
 
   std::shared_ptr<std::byte> memory = allocate_bytes(length);
   copy_bytes(source, memory.get(), length, needs_byte_swap(stored, count) ? byte_order_unit(stored.dtype) : 1);
@@ -135,13 +136,13 @@ AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, 
 
 std::vector<AnyTensor> upload_stored_tensors(const Buffer& mapping, std::span<const StoredTensor> stored,
                                              const LoadOptions& options, std::string_view description,
-                                             const std::function<std::string_view(std::size_t)>& describe) {
+                                             const std::function<std::string(std::size_t)>& describe) {
   if (stored.empty()) return {};  // nothing goes to the device, so nothing asks for it
   std::vector<UploadPart> parts;
   parts.reserve(stored.size());
   for (std::size_t i = 0; i < stored.size(); ++i) {
     const std::byte* source = view_address(mapping) + stored[i].offset;
-    check_stored_bools(source, stored[i], describe(i));
+    check_stored_bools(source, stored[i], [&describe, i] { return describe(i); });
     parts.push_back(upload_part(source, stored[i]));
   }
   std::vector<std::shared_ptr<std::byte>> memory =

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/load_options.hpp"
 #include "zerotensor/path_ref.hpp"
@@ -27,17 +29,20 @@ struct StoredTensor {
   bool foreign_byte_order;     ///< stored in the byte order opposite to this machine's
 };
 
-/// The tensor as a view of `mapping` (sharing its owner) or as a copy. `description`
-/// ("tensor 'w' in <file>") starts every error message.
+/// The text that starts every error message about a stored tensor ("<file>: tensor 'w'"),
+/// built only when a message needs it: a small load builds no text.
+using DescribeTensor = std::function<std::string()>;
+
+/// The tensor as a view of `mapping` (sharing its owner) or as a copy.
 AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, const LoadOptions& options,
-                             std::string_view description);
+                             const DescribeTensor& describe);
 
 /// The tensors in memory of their own on options.device (not the CPU), all streamed from the
 /// mapping through one staged copy. `describe(i)` starts the messages about stored[i]'s bytes,
 /// `description` those about the copy.
 std::vector<AnyTensor> upload_stored_tensors(const Buffer& mapping, std::span<const StoredTensor> stored,
                                              const LoadOptions& options, std::string_view description,
-                                             const std::function<std::string_view(std::size_t)>& describe);
+                                             const std::function<std::string(std::size_t)>& describe);
 
 /// ValueError when `file` starts like a zip archive: torch.save and np.savez write zip
 /// archives, which reach the loaders by mistake and would otherwise fail on a nonsensical
@@ -50,16 +55,16 @@ const AnyTensor& tensor_named(const std::map<std::string, AnyTensor, std::less<>
                               std::string_view collection);
 
 /// "<loader>: <path>" and a part after it, in one string: the loaders build it for every load,
-/// in one allocation and without a stream. `file()` opens the messages about the file,
-/// `whole()` those about the part ("load_npy: <a.npy>: array").
+/// without a stream and, for a path of usual length, without an allocation. `file()` opens the
+/// messages about the file, `whole()` those about the part ("load_npy: <a.npy>: array").
 class FileContext {
  public:
   FileContext(std::string_view loader, PathRef path, std::string_view part);
-  std::string_view file() const { return std::string_view(text_).substr(0, file_length_); }
-  std::string_view whole() const { return text_; }
+  std::string_view file() const { return whole().substr(0, file_length_); }
+  std::string_view whole() const { return {text_.data(), text_.size()}; }
 
  private:
-  std::string text_;
+  boost::container::small_vector<char, 256> text_;
   std::size_t file_length_;
 };
 

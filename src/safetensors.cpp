@@ -79,14 +79,8 @@ class HeaderReader {
     fail("tensor '", name, "'", what...);
   }
 
-  /// "<file>: tensor '<name>'", which opens the messages about a tensor, in one buffer for
-  /// every tensor: valid until the next call.
-  std::string_view tensor_context(std::string_view name) {
-    constexpr std::string_view before = ": tensor '", after = "'";
-    context_.reserve(description_.size() + before.size() + name.size() + after.size());
-    context_.assign(description_).append(before).append(name).append(after);
-    return context_;
-  }
+  /// "<file>: tensor '<name>'", which opens the messages about a tensor.
+  std::string tensor_context(std::string_view name) const { return concat(description_, ": tensor '", name, "'"); }
 
   std::map<std::string, std::string, std::less<>> metadata(const Json& value) const {
     if (!value.is_object()) fail("\"", metadata_key, "\" must be an object; found ", value.type_name());
@@ -130,7 +124,12 @@ class HeaderReader {
     if (entry.begin > entry.end || entry.end > data_size_)
       fail_tensor(entry.name, ": data_offsets [", entry.begin, ", ", entry.end, "] lie outside the data area of ",
                   data_size_, " bytes");
-    const index_t count = checked_numel(entry.shape, itemsize(entry.dtype), tensor_context(entry.name));
+    index_t count = 0;
+    try {
+      count = checked_numel(entry.shape, itemsize(entry.dtype));
+    } catch (const ValueError& error) {  // named here, so that a valid entry builds no message
+      fail_tensor(entry.name, ": ", error.what());
+    }
     entry.strides = detail::contiguous_strides(entry.shape);
     const std::uint64_t expected = std::uint64_t(count) * itemsize(entry.dtype);
     if (entry.end - entry.begin != expected)
@@ -179,7 +178,6 @@ class HeaderReader {
 
   std::string_view description_;
   std::uint64_t data_size_;
-  std::string context_;  // tensor_context's buffer
 };
 
 /// The header's JSON events, read into entries as they come: the header is an object of
@@ -381,8 +379,8 @@ SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOption
   };
   if (options.device == cpu) {
     for (Entry& entry : entries) {
-      const std::string_view context = reader.tensor_context(entry.name);
-      add(entry.name, detail::load_stored_tensor(mapping, stored(entry), stored_options, context));
+      const auto describe = [&reader, &entry] { return reader.tensor_context(entry.name); };
+      add(entry.name, detail::load_stored_tensor(mapping, stored(entry), stored_options, describe));
     }
     return file;
   }

@@ -180,10 +180,11 @@ class Loader {
     if (cached == storages_.end()) {
       const index_t count = index_t(found.size / itemsize(tensor.dtype));
       const detail::StoredTensor stored{found.offset, tensor.dtype, {count}, {1}, foreign_};
-      const std::string what =  // once per storage: no stream
-          std::string(description_) + ": storage '" + graph_.storages[tensor.storage].key + "' of '" + name + "'";
+      const auto describe = [&] {
+        return std::string(description_) + ": storage '" + graph_.storages[tensor.storage].key + "' of '" + name + "'";
+      };
       cached = storages_.emplace(std::pair(found.offset, tensor.dtype),
-                                 detail::load_stored_tensor(mapping_, stored, options_, what)).first;
+                                 detail::load_stored_tensor(mapping_, stored, options_, describe)).first;
     }
     const AnyTensor& bytes = cached->second;
     std::byte* data = static_cast<std::byte*>(const_cast<void*>(bytes.data_ptr())) +
