@@ -64,8 +64,8 @@ void check_unique_keys(simdjson::dom::object object, std::string_view what) {
     std::array<std::string_view, few> seen;
     std::size_t count = 0;
     for (const simdjson::dom::key_value_pair member : object) {
-      const auto known = seen.begin() + std::ptrdiff_t(count);
-      if (std::find(seen.begin(), known, member.key) != known) throw_json_key_twice(what, member.key);
+      for (std::size_t i = 0; i < count; ++i)
+        if (seen[i] == member.key) throw_json_key_twice(what, member.key);
       seen[count++] = member.key;
     }
     return;

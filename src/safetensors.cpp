@@ -42,8 +42,9 @@ enum class Field { dtype, shape, data_offsets, other };
 constexpr std::array<std::string_view, 3> field_names = {"dtype", "shape", "data_offsets"};
 
 Field field_named(std::string_view key) {
-  const auto found = std::find(field_names.begin(), field_names.end(), key);
-  return Field(found - field_names.begin());
+  std::size_t field = 0;
+  while (field < field_names.size() && field_names[field] != key) ++field;
+  return Field(field);
 }
 
 /// The fields of one tensor object of the header, as read.

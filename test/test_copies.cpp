@@ -149,6 +149,26 @@ BOOST_AUTO_TEST_CASE(every_float16_converts_to_float32_as_eigen_half_does) {
                        bits_of<std::uint32_t>(static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(halves[i]))));
 }
 
+
+BOOST_AUTO_TEST_CASE(float16_nans_among_ordinary_values_convert_as_eigen_half_does) {
+  // Bulk conversion goes in chunks of 64 values: a chunk with an infinity or a NaN among
+  // ordinary values (a signaling NaN stays signaling), chunks without, and a partial last one.
+  std::vector<std::uint16_t> halves(200);
+  for (std::size_t i = 0; i < halves.size(); ++i) halves[i] = std::uint16_t(0x3c00 + i);  // 1.0 and up
+  halves[70] = 0x7d01;   // signaling NaN with a payload
+  halves[71] = 0xfe00;   // quiet NaN, negative
+  halves[150] = 0x7c00;  // +inf
+  halves[199] = 0x7c01;  // signaling NaN in the tail
+  const zt::AnyTensor floats =
+      zt::AnyTensor(zt::Tensor<Eigen::half, 1>(reinterpret_cast<Eigen::half*>(halves.data()), {200}, {1})).to(zt::float32);
+  const auto out = floats.as<const float, 1>();
+  for (std::size_t i = 0; i < halves.size(); ++i)
+    BOOST_TEST_REQUIRE(bits_of<std::uint32_t>(out(zt::index_t(i))) ==
+                           bits_of<std::uint32_t>(static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(halves[i]))),
+                       "value " << i);
+  BOOST_TEST(bits_of<std::uint32_t>(out(70)) == 0x7fa02000u);  // quiet bit still clear
+  BOOST_TEST(out(0) == 1.0f);
+}
 BOOST_AUTO_TEST_CASE(float32_edges_convert_to_float16_as_eigen_half_does) {
   std::vector<float> values = float16_edges();
   for (const zt::index_t count : {zt::index_t(values.size()), zt::index_t(21)}) {
