@@ -46,7 +46,8 @@ AnyTensor load_to_device(PathRef path, DType dtype, const FromFileOptions& optio
   const detail::StoredTensor stored{0, dtype, DynamicExtents{options.size}, DynamicExtents{1}, false};
   const LoadOptions load{.access = options.writable ? MapAccess::copy_on_write : MapAccess::read_only,
                          .device = options.device};
-  return detail::load_stored_tensor(mapping, stored, load, [&path] { return detail::concat("from_file: <", path.c_str(), ">"); });
+  const auto describe = [&path] { return detail::concat("from_file: <", path.c_str(), ">"); };
+  return detail::load_stored_tensor(mapping, stored, load, describe);
 }
 
 }  // namespace

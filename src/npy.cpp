@@ -276,7 +276,8 @@ AnyTensor load_npy(PathRef path, LoadOptions options) {
                                     header.foreign_byte_order};
   LoadOptions stored_options = options;
   if (read) stored_options.copy.reset();  // copied already: copied again only to swap bytes or align
-  return detail::load_stored_tensor(file, stored, stored_options, [&context] { return std::string(context.whole()); });
+  const auto describe = [&context] { return std::string(context.whole()); };
+  return detail::load_stored_tensor(file, stored, stored_options, describe);
 }
 
 void save_npy(PathRef path, const AnyTensor& tensor) {

@@ -31,8 +31,8 @@ std::shared_ptr<std::byte> allocate_bytes(std::size_t size_bytes) {
   // which costs a small load as much as the rest of its allocations together.
   std::shared_ptr<std::byte[]> block = std::make_shared_for_overwrite<std::byte[]>(size_bytes + storage_alignment);
   const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(block.get());
-  const std::size_t skip = storage_alignment - address % storage_alignment;
-  return {block, block.get() + skip};
+  std::byte* start = block.get() + (storage_alignment - address % storage_alignment);
+  return {std::move(block), start};
 }
 
 }  // namespace zt

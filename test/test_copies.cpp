@@ -159,8 +159,8 @@ BOOST_AUTO_TEST_CASE(float16_nans_among_ordinary_values_convert_as_eigen_half_do
   halves[71] = 0xfe00;   // quiet NaN, negative
   halves[150] = 0x7c00;  // +inf
   halves[199] = 0x7c01;  // signaling NaN in the tail
-  const zt::AnyTensor floats =
-      zt::AnyTensor(zt::Tensor<Eigen::half, 1>(reinterpret_cast<Eigen::half*>(halves.data()), {200}, {1})).to(zt::float32);
+  const zt::AnyTensor source = zt::Tensor<Eigen::half, 1>(reinterpret_cast<Eigen::half*>(halves.data()), {200}, {1});
+  const zt::AnyTensor floats = source.to(zt::float32);
   const auto out = floats.as<const float, 1>();
   for (std::size_t i = 0; i < halves.size(); ++i)
     BOOST_TEST_REQUIRE(bits_of<std::uint32_t>(out(zt::index_t(i))) ==
