@@ -85,11 +85,11 @@ class DynamicExtents {
     delete[] heap_;
     heap_ = other.heap_;
     other.heap_ = nullptr;
-    if (!heap_) inline_ = other.inline_;  // the whole array: a fixed-size copy
+    if (!heap_) std::copy_n(other.inline_.data(), size_, inline_.data());
     other.size_ = 0;
   }
 
-  std::array<index_t, inline_capacity> inline_{};  // only the first size_ are meaningful
+  std::array<index_t, inline_capacity> inline_;  // only the first size_ are meaningful
   // Owned, past inline_capacity values: a plain pointer rather than std::unique_ptr, whose
   // instantiation every includer of this vocabulary header would compile.
   index_t* heap_ = nullptr;
