@@ -9,8 +9,8 @@
 //   clone() of a transposed 4096 x 4096 float32
 //   copy_into from the even to the odd columns of one 4096 x 4096 float32 buffer (disjoint)
 //   load_npy(copy = true) of a 1 KB file, against open + pread of the same file, on 1 and 2
-//   threads (the 2-thread rows are separate benchmarks of the same 2 threads); the same for
-//   load_safetensors(copy = true) of a 1 KB file on 1 thread
+//   threads (each thread times both in turn); the same for load_safetensors(copy = true) of a
+//   1 KB file on 1 thread
 //   ToOptions::threads: the transposed clone, a 1.5 MiB one (just above one thread's MiB)
 //   and float32 -> int32 of 4e6 elements on 2 threads against the same copy on 1
 #include <benchmark/benchmark.h>
@@ -211,21 +211,7 @@ void register_threads(std::vector<zt_bench::Comparison>& comparisons) {
         ->Unit(benchmark::kMillisecond);
 }
 
-void BM_load_npy_copy_1k(benchmark::State& state) {
-  for (auto _ : state) {
-    zt::AnyTensor loaded = zt::load_npy(small_npy(), {.copy = true});
-    benchmark::DoNotOptimize(loaded.data_ptr());
-  }
-}
-
-void BM_open_pread_1k(benchmark::State& state) {
-  for (auto _ : state) open_pread(small_npy(), 1024);
-}
-
 }  // namespace
-
-BENCHMARK(BM_load_npy_copy_1k)->Threads(2)->UseRealTime();
-BENCHMARK(BM_open_pread_1k)->Threads(2)->UseRealTime();
 
 int main(int argc, char** argv) {
 #if ZT_HAVE_TORCH
@@ -258,13 +244,15 @@ int main(int argc, char** argv) {
 #endif
   }
   const std::string& npy = small_npy();
-  zt_bench::register_paired(
-      comparisons, "BM_load_npy_copy_1k_vs_open_pread", "open + pread",
-      [&npy] {
-        zt::AnyTensor loaded = zt::load_npy(npy, {.copy = true});
-        benchmark::DoNotOptimize(loaded.data_ptr());
-      },
-      [&npy] { open_pread(npy, 1024); });
+  const auto load_npy_copy = [&npy] {
+    zt::AnyTensor loaded = zt::load_npy(npy, {.copy = true});
+    benchmark::DoNotOptimize(loaded.data_ptr());
+  };
+  const auto open_pread_npy = [&npy] { open_pread(npy, 1024); };
+  for (int threads : {1, 2})
+    zt_bench::register_paired(comparisons,
+                              threads == 1 ? "BM_load_npy_copy_1k_vs_open_pread" : "BM_load_npy_copy_1k_2_threads",
+                              "open + pread", load_npy_copy, open_pread_npy, threads);
   const std::string& safetensors = small_safetensors();
   zt_bench::register_paired(
       comparisons, "BM_load_safetensors_copy_1k_vs_open_pread", "open + pread",
@@ -273,7 +261,6 @@ int main(int argc, char** argv) {
         benchmark::DoNotOptimize(&loaded);
       },
       [&safetensors] { open_pread(safetensors, 1024); });
-  comparisons.push_back({"BM_load_npy_copy_1k/real_time/threads:2", "BM_open_pread_1k/real_time/threads:2"});
   register_threads(comparisons);
   const int status = zt_bench::run(argc, argv, comparisons);
   std::filesystem::remove(npy);

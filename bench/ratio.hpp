@@ -46,20 +46,30 @@ void run_paired(benchmark::State& state, Subject& subject, Floor& floor) {
     subject_total += subject_time;
     state.SetIterationTime(subject_time);
   }
-  state.counters[floor_seconds_counter] = floor_total / double(state.iterations());
-  state.counters[paired_ratio_counter] = subject_total / floor_total;
+  // Each thread of a multi-threaded benchmark times its own calls; the floor's time is then
+  // given as Google Benchmark gives the subject's: per iteration of all threads together.
+  state.counters[floor_seconds_counter] = benchmark::Counter(
+      floor_total / double(state.iterations()) / state.threads(), benchmark::Counter::kAvgThreads);
+  state.counters[paired_ratio_counter] = benchmark::Counter(subject_total / floor_total, benchmark::Counter::kAvgThreads);
 }
 
 /// Registers `subject_name`, a paired benchmark of `subject` against `floor`, and its row of
-/// the table. With repetitions the row gives the median of the repetitions' ratios.
+/// the table. With repetitions the row gives the median of the repetitions' ratios. With
+/// `threads` > 1, that many threads each run the paired loop on copies of the two callables.
 template <class Subject, class Floor>
 benchmark::internal::Benchmark* register_paired(std::vector<Comparison>& comparisons, const std::string& subject_name,
-                                                const std::string& floor_name, Subject subject, Floor floor) {
-  // Google Benchmark appends "/manual_time" to the names of benchmarks timed by hand.
-  comparisons.push_back({subject_name + "/manual_time", floor_name});
-  return benchmark::RegisterBenchmark(subject_name.c_str(), [subject, floor](benchmark::State& state) mutable {
-           run_paired(state, subject, floor);
-         })->UseManualTime();
+                                                const std::string& floor_name, Subject subject, Floor floor,
+                                                int threads = 1) {
+  // Google Benchmark appends "/manual_time" (and "/threads:N") to the names of benchmarks timed by hand.
+  const std::string suffix = threads > 1 ? "/threads:" + std::to_string(threads) : "";
+  comparisons.push_back({subject_name + "/manual_time" + suffix, floor_name});
+  benchmark::internal::Benchmark* benchmark =
+      benchmark::RegisterBenchmark(subject_name.c_str(), [subject, floor](benchmark::State& state) {
+        Subject own_subject = subject;
+        Floor own_floor = floor;
+        run_paired(state, own_subject, own_floor);
+      })->UseManualTime();
+  return threads > 1 ? benchmark->Threads(threads) : benchmark;
 }
 
 class RatioReporter : public benchmark::ConsoleReporter {
