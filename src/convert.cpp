@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -81,53 +82,99 @@ To convert_value(From value) {
   }
 }
 
-// float <-> float16 in bulk. On x86-64 the F16C instructions convert 8 values at once
-// where the CPU has them, chosen at run time, since the library is built for baseline
-// x86-64. They give Eigen::half's values (round to nearest even, subnormals kept), except
-// for NaNs: float -> half keeps a NaN's payload where Eigen gives the quiet NaN 0x7e00 with
-// its sign, so NaNs are made that NaN first; half -> float quiets a signaling NaN where
-// Eigen keeps it signaling, so chunks with a NaN go value by value.
+// float <-> float16 in bulk. On x86-64 the F16C instructions convert 8 values at once, and
+// AVX-512's 16, where the CPU has them, chosen at run time, since the library is built for
+// baseline x86-64. They work in chunks of 64 values and give Eigen::half's values (round to
+// nearest even, subnormals kept), except for NaNs: float -> half keeps a NaN's payload where
+// Eigen gives the quiet NaN 0x7e00 with its sign, and half -> float quiets a signaling NaN
+// where Eigen keeps it signaling. So a chunk that holds a NaN (float -> half), or an infinity
+// or a NaN (half -> float: exponent all ones), is converted again value by value with Eigen.
+// Each returns how many values it converted (whole chunks).
 #if defined(__x86_64__) && defined(__GNUC__)
-bool has_f16c() {
-  // F16C from CPUID itself: clang's __builtin_cpu_supports does not know "f16c".
-  static const bool present = [] {
+constexpr index_t half_chunk = 64;
+
+/// The widest vectors the hand-written x86-64 loops may use: what the CPU has, capped by the
+/// environment variable ZT_CPU_CAPABILITY ("default", "avx2" or "avx512", as PyTorch's
+/// ATEN_CPU_CAPABILITY; read once; another value caps nothing), so that every version can be
+/// run and tested on one machine. AVX2 counts only with F16C, as every AVX2 CPU has it.
+enum class VectorWidth { none, avx2, avx512 };
+
+VectorWidth vector_width() {
+  static const VectorWidth width = [] {
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    return __builtin_cpu_supports("avx") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+    // F16C from CPUID itself: clang's __builtin_cpu_supports does not know "f16c".
+    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+    const VectorWidth cpu = __builtin_cpu_supports("avx512f")         ? VectorWidth::avx512
+                            : __builtin_cpu_supports("avx2") && f16c ? VectorWidth::avx2
+                                                                      : VectorWidth::none;
+    const char* asked = std::getenv("ZT_CPU_CAPABILITY");
+    const std::string_view cap = asked == nullptr ? "" : asked;
+    const VectorWidth allowed = cap == "default" ? VectorWidth::none
+                                : cap == "avx2"  ? VectorWidth::avx2
+                                                 : VectorWidth::avx512;
+    return std::min(cpu, allowed);
   }();
-  return present;
+  return width;
 }
 
 __attribute__((target("avx,f16c"))) index_t floats_to_halves_f16c(const float* in, Eigen::half* out, index_t count) {
-  const __m256 sign = _mm256_set1_ps(-0.0f);
-  const __m256 quiet_nan = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000));
-  index_t i = 0;
-  for (; i + 8 <= count; i += 8) {
-    __m256 x = _mm256_loadu_ps(in + i);
-    // Only a vector that holds a NaN is rewritten: GCC turns an unconditional blendv into a
-    // branch per lane.
-    const __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
-    if (_mm256_movemask_ps(nan) != 0) x = _mm256_blendv_ps(x, _mm256_or_ps(_mm256_and_ps(x, sign), quiet_nan), nan);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
+  index_t start = 0;
+  for (; start + half_chunk <= count; start += half_chunk) {
+    __m256 nan = _mm256_setzero_ps();
+    for (index_t i = start; i < start + half_chunk; i += 8) {
+      const __m256 x = _mm256_loadu_ps(in + i);
+      nan = _mm256_or_ps(nan, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
+    }
+    if (_mm256_movemask_ps(nan) != 0)
+      for (index_t i = start; i < start + half_chunk; ++i) out[i] = Eigen::half(in[i]);
   }
-  return i;
+  return start;
 }
 
-/// Half -> float in chunks of 64 values. VCVTPH2PS gives Eigen::half's value for every half
-/// but a signaling NaN, which it quiets, so a chunk that holds an infinity or a NaN (exponent
-/// all ones) is converted again value by value; returns how many values it converted.
+__attribute__((target("avx512f"))) index_t floats_to_halves_avx512(const float* in, Eigen::half* out, index_t count) {
+  index_t start = 0;
+  for (; start + half_chunk <= count; start += half_chunk) {
+    __mmask16 nan = 0;
+    for (index_t i = start; i < start + half_chunk; i += 16) {
+      const __m512 x = _mm512_loadu_ps(in + i);
+      nan |= _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
+    }
+    if (nan != 0)
+      for (index_t i = start; i < start + half_chunk; ++i) out[i] = Eigen::half(in[i]);
+  }
+  return start;
+}
+
 __attribute__((target("avx,f16c"))) index_t halves_to_floats_f16c(const Eigen::half* in, float* out, index_t count) {
-  constexpr index_t chunk = 64;
   const __m128i exponent = _mm_set1_epi16(0x7c00);
   index_t start = 0;
-  for (; start + chunk <= count; start += chunk) {
+  for (; start + half_chunk <= count; start += half_chunk) {
     __m128i flagged = _mm_setzero_si128();
-    for (index_t i = start; i < start + chunk; i += 8) {
+    for (index_t i = start; i < start + half_chunk; i += 8) {
       const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
       flagged = _mm_or_si128(flagged, _mm_cmpeq_epi16(_mm_and_si128(h, exponent), exponent));
       _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
     }
     if (_mm_testz_si128(flagged, flagged) == 0)
-      for (index_t i = start; i < start + chunk; ++i) out[i] = static_cast<float>(in[i]);
+      for (index_t i = start; i < start + half_chunk; ++i) out[i] = static_cast<float>(in[i]);
+  }
+  return start;
+}
+
+__attribute__((target("avx512f"))) index_t halves_to_floats_avx512(const Eigen::half* in, float* out, index_t count) {
+  const __m256i exponent = _mm256_set1_epi16(0x7c00);
+  index_t start = 0;
+  for (; start + half_chunk <= count; start += half_chunk) {
+    __m256i flagged = _mm256_setzero_si256();
+    for (index_t i = start; i < start + half_chunk; i += 16) {
+      const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+      flagged = _mm256_or_si256(flagged, _mm256_cmpeq_epi16(_mm256_and_si256(h, exponent), exponent));
+      _mm512_storeu_ps(out + i, _mm512_cvtph_ps(h));
+    }
+    if (_mm256_testz_si256(flagged, flagged) == 0)
+      for (index_t i = start; i < start + half_chunk; ++i) out[i] = static_cast<float>(in[i]);
   }
   return start;
 }
@@ -136,7 +183,8 @@ __attribute__((target("avx,f16c"))) index_t halves_to_floats_f16c(const Eigen::h
 void floats_to_halves(const float* in, Eigen::half* out, index_t count) {
   index_t done = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (has_f16c()) done = floats_to_halves_f16c(in, out, count);
+  if (vector_width() == VectorWidth::avx512) done = floats_to_halves_avx512(in, out, count);
+  else if (vector_width() == VectorWidth::avx2) done = floats_to_halves_f16c(in, out, count);
 #endif
   for (index_t i = done; i < count; ++i) out[i] = Eigen::half(in[i]);
 }
@@ -144,7 +192,8 @@ void floats_to_halves(const float* in, Eigen::half* out, index_t count) {
 void halves_to_floats(const Eigen::half* in, float* out, index_t count) {
   index_t done = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (has_f16c()) done = halves_to_floats_f16c(in, out, count);
+  if (vector_width() == VectorWidth::avx512) done = halves_to_floats_avx512(in, out, count);
+  else if (vector_width() == VectorWidth::avx2) done = halves_to_floats_f16c(in, out, count);
 #endif
   for (index_t i = done; i < count; ++i) out[i] = static_cast<float>(in[i]);
 }
@@ -251,8 +300,8 @@ ZT_AVX2_CLONES void float_to_small_integers(const From* __restrict in, To* __res
   index_t start = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
   if constexpr (std::is_same_v<From, float> && sizeof(To) == 4)
-    if (__builtin_cpu_supports("avx512f")) start = floats_to_int32s_avx512(in, out, count);
-    else if (__builtin_cpu_supports("avx2")) start = floats_to_int32s_avx2(in, out, count);
+    if (vector_width() == VectorWidth::avx512) start = floats_to_int32s_avx512(in, out, count);
+    else if (vector_width() == VectorWidth::avx2) start = floats_to_int32s_avx2(in, out, count);
 #endif
   for (; start + chunk <= count; start += chunk) {
     int outside = 0;  // an int reduction vectorises where a bool one does not
