@@ -348,20 +348,25 @@ void convert_contiguous(const From* __restrict in, To* __restrict out, index_t c
   }
 }
 
-/// Every other element of `in` into contiguous `out`, of one type (a column of a two-column
-/// array, the real parts of complex values): a step known at compile time lets the compiler
-/// vectorise the loop with shuffles, where a step known at run time leaves it scalar.
-template <class T>
+/// Every other element of `in` into every `OutStep`-th element of `out`, of one type (a column
+/// of a two-column array, the real parts of complex values; the even columns of a buffer into
+/// its odd ones): steps known at compile time let the compiler vectorise the loop with
+/// shuffles (into contiguous `out`) or unroll it, where steps known at run time leave it a
+/// scalar loop of index multiplications.
+template <index_t OutStep, class T>
 ZT_AVX2_CLONES void copy_every_other(const T* __restrict in, T* __restrict out, index_t count) {
-  for (index_t i = 0; i < count; ++i) out[i] = in[2 * i];
+#pragma GCC unroll 8
+  for (index_t i = 0; i < count; ++i) out[OutStep * i] = in[2 * i];
 }
 
 /// One run of `count` elements, `in_step` and `out_step` apart.
 template <class To, class From>
 void convert_run(const From* in, index_t in_step, To* out, index_t out_step, index_t count) {
   if (in_step == 1 && out_step == 1) return convert_contiguous(in, out, count);
-  if constexpr (std::is_same_v<From, To>)
-    if (in_step == 2 && out_step == 1) return copy_every_other(in, out, count);
+  if constexpr (std::is_same_v<From, To>) {
+    if (in_step == 2 && out_step == 1) return copy_every_other<1>(in, out, count);
+    if (in_step == 2 && out_step == 2) return copy_every_other<2>(in, out, count);
+  }
   for (index_t i = 0; i < count; ++i) out[i * out_step] = convert_value<To>(in[i * in_step]);
 }
 
