@@ -82,17 +82,20 @@ To convert_value(From value) {
   }
 }
 
-// float <-> float16 in bulk. On x86-64 the F16C instructions convert 8 values at once, and
-// AVX-512's 16, where the CPU has them, chosen at run time, since the library is built for
-// baseline x86-64. They work in chunks of 64 values and give Eigen::half's values (round to
-// nearest even, subnormals kept), except for NaNs: float -> half keeps a NaN's payload where
-// Eigen gives the quiet NaN 0x7e00 with its sign, and half -> float quiets a signaling NaN
-// where Eigen keeps it signaling. So a chunk that holds a NaN (float -> half), or an infinity
-// or a NaN (half -> float: exponent all ones), is converted again value by value with Eigen.
-// Each returns how many values it converted (whole chunks).
-#if defined(__x86_64__) && defined(__GNUC__)
-constexpr index_t half_chunk = 64;
+/// The bulk loops below convert in chunks of this many values; a chunk that held a value the
+/// vector instructions do not give exactly (NaN, infinity, out of range) is converted again
+/// value by value.
+constexpr index_t chunk_values = 64;
 
+// float <-> float16 in bulk. On x86-64 the F16C instructions convert 8 values at once (and
+// AVX-512's 16 from float; from float16 it measured no faster), where the CPU has them,
+// chosen at run time, since the library is built for baseline x86-64. They give Eigen::half's
+// values (round to nearest even, subnormals kept), except for NaNs: float -> half keeps a
+// NaN's payload where Eigen gives the quiet NaN 0x7e00 with its sign, and half -> float
+// quiets a signaling NaN where Eigen keeps it signaling. So a chunk that holds a NaN
+// (float -> half), or an infinity or a NaN (half -> float: exponent all ones), is converted
+// again value by value with Eigen. Each returns how many values it converted (whole chunks).
+#if defined(__x86_64__) && defined(__GNUC__)
 /// The widest vectors the hand-written x86-64 loops may use: what the CPU has, capped by the
 /// environment variable ZT_CPU_CAPABILITY ("default", "avx2" or "avx512", as PyTorch's
 /// ATEN_CPU_CAPABILITY; read once; another value caps nothing), so that every version can be
@@ -119,30 +122,30 @@ VectorWidth vector_width() {
 
 __attribute__((target("avx,f16c"))) index_t floats_to_halves_f16c(const float* in, Eigen::half* out, index_t count) {
   index_t start = 0;
-  for (; start + half_chunk <= count; start += half_chunk) {
+  for (; start + chunk_values <= count; start += chunk_values) {
     __m256 nan = _mm256_setzero_ps();
-    for (index_t i = start; i < start + half_chunk; i += 8) {
+    for (index_t i = start; i < start + chunk_values; i += 8) {
       const __m256 x = _mm256_loadu_ps(in + i);
       nan = _mm256_or_ps(nan, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
     }
     if (_mm256_movemask_ps(nan) != 0)
-      for (index_t i = start; i < start + half_chunk; ++i) out[i] = Eigen::half(in[i]);
+      for (index_t i = start; i < start + chunk_values; ++i) out[i] = Eigen::half(in[i]);
   }
   return start;
 }
 
 __attribute__((target("avx512f"))) index_t floats_to_halves_avx512(const float* in, Eigen::half* out, index_t count) {
   index_t start = 0;
-  for (; start + half_chunk <= count; start += half_chunk) {
+  for (; start + chunk_values <= count; start += chunk_values) {
     __mmask16 nan = 0;
-    for (index_t i = start; i < start + half_chunk; i += 16) {
+    for (index_t i = start; i < start + chunk_values; i += 16) {
       const __m512 x = _mm512_loadu_ps(in + i);
       nan |= _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
     }
     if (nan != 0)
-      for (index_t i = start; i < start + half_chunk; ++i) out[i] = Eigen::half(in[i]);
+      for (index_t i = start; i < start + chunk_values; ++i) out[i] = Eigen::half(in[i]);
   }
   return start;
 }
@@ -150,31 +153,15 @@ __attribute__((target("avx512f"))) index_t floats_to_halves_avx512(const float* 
 __attribute__((target("avx,f16c"))) index_t halves_to_floats_f16c(const Eigen::half* in, float* out, index_t count) {
   const __m128i exponent = _mm_set1_epi16(0x7c00);
   index_t start = 0;
-  for (; start + half_chunk <= count; start += half_chunk) {
+  for (; start + chunk_values <= count; start += chunk_values) {
     __m128i flagged = _mm_setzero_si128();
-    for (index_t i = start; i < start + half_chunk; i += 8) {
+    for (index_t i = start; i < start + chunk_values; i += 8) {
       const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
       flagged = _mm_or_si128(flagged, _mm_cmpeq_epi16(_mm_and_si128(h, exponent), exponent));
       _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
     }
     if (_mm_testz_si128(flagged, flagged) == 0)
-      for (index_t i = start; i < start + half_chunk; ++i) out[i] = static_cast<float>(in[i]);
-  }
-  return start;
-}
-
-__attribute__((target("avx512f"))) index_t halves_to_floats_avx512(const Eigen::half* in, float* out, index_t count) {
-  const __m256i exponent = _mm256_set1_epi16(0x7c00);
-  index_t start = 0;
-  for (; start + half_chunk <= count; start += half_chunk) {
-    __m256i flagged = _mm256_setzero_si256();
-    for (index_t i = start; i < start + half_chunk; i += 16) {
-      const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
-      flagged = _mm256_or_si256(flagged, _mm256_cmpeq_epi16(_mm256_and_si256(h, exponent), exponent));
-      _mm512_storeu_ps(out + i, _mm512_cvtph_ps(h));
-    }
-    if (_mm256_testz_si256(flagged, flagged) == 0)
-      for (index_t i = start; i < start + half_chunk; ++i) out[i] = static_cast<float>(in[i]);
+      for (index_t i = start; i < start + chunk_values; ++i) out[i] = static_cast<float>(in[i]);
   }
   return start;
 }
@@ -192,8 +179,7 @@ void floats_to_halves(const float* in, Eigen::half* out, index_t count) {
 void halves_to_floats(const Eigen::half* in, float* out, index_t count) {
   index_t done = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (vector_width() == VectorWidth::avx512) done = halves_to_floats_avx512(in, out, count);
-  else if (vector_width() == VectorWidth::avx2) done = halves_to_floats_f16c(in, out, count);
+  if (vector_width() >= VectorWidth::avx2) done = halves_to_floats_f16c(in, out, count);
 #endif
   for (index_t i = done; i < count; ++i) out[i] = static_cast<float>(in[i]);
 }
@@ -252,18 +238,17 @@ ZT_AVX2_CLONES void convert_values(const From* __restrict in, To* __restrict out
 template <class To>
 __attribute__((target("avx2"))) index_t floats_to_int32s_avx2(const float* in, To* out, index_t count) {
   static_assert(std::is_integral_v<To> && sizeof(To) == 4);
-  constexpr index_t chunk = 64;
   const __m256i int32_min = _mm256_set1_epi32(std::numeric_limits<std::int32_t>::min());
   index_t start = 0;
-  for (; start + chunk <= count; start += chunk) {
+  for (; start + chunk_values <= count; start += chunk_values) {
     __m256i flagged = _mm256_setzero_si256();
-    for (index_t i = start; i < start + chunk; i += 8) {
+    for (index_t i = start; i < start + chunk_values; i += 8) {
       const __m256i values = _mm256_cvttps_epi32(_mm256_loadu_ps(in + i));
       flagged = _mm256_or_si256(flagged, _mm256_cmpeq_epi32(values, int32_min));
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), values);
     }
     if (_mm256_testz_si256(flagged, flagged) == 0)
-      for (index_t i = start; i < start + chunk; ++i) out[i] = float_to_integer<To>(in[i]);
+      for (index_t i = start; i < start + chunk_values; ++i) out[i] = float_to_integer<To>(in[i]);
   }
   return start;
 }
@@ -272,18 +257,17 @@ __attribute__((target("avx2"))) index_t floats_to_int32s_avx2(const float* in, T
 template <class To>
 __attribute__((target("avx512f"))) index_t floats_to_int32s_avx512(const float* in, To* out, index_t count) {
   static_assert(std::is_integral_v<To> && sizeof(To) == 4);
-  constexpr index_t chunk = 64;
   const __m512i int32_min = _mm512_set1_epi32(std::numeric_limits<std::int32_t>::min());
   index_t start = 0;
-  for (; start + chunk <= count; start += chunk) {
+  for (; start + chunk_values <= count; start += chunk_values) {
     __mmask16 flagged = 0;
-    for (index_t i = start; i < start + chunk; i += 16) {
+    for (index_t i = start; i < start + chunk_values; i += 16) {
       const __m512i values = _mm512_cvttps_epi32(_mm512_loadu_ps(in + i));
       flagged |= _mm512_cmpeq_epi32_mask(values, int32_min);
       _mm512_storeu_si512(out + i, values);
     }
     if (flagged != 0)
-      for (index_t i = start; i < start + chunk; ++i) out[i] = float_to_integer<To>(in[i]);
+      for (index_t i = start; i < start + chunk_values; ++i) out[i] = float_to_integer<To>(in[i]);
   }
   return start;
 }
@@ -295,7 +279,6 @@ __attribute__((target("avx512f"))) index_t floats_to_int32s_avx512(const float* 
 /// converted again value by value, as is the tail after the last whole chunk.
 template <class To, class From>
 ZT_AVX2_CLONES void float_to_small_integers(const From* __restrict in, To* __restrict out, index_t count) {
-  constexpr index_t chunk = 64;
   constexpr From lowest = From(-2147483648.0), limit = From(2147483648.0);
   index_t start = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -303,16 +286,16 @@ ZT_AVX2_CLONES void float_to_small_integers(const From* __restrict in, To* __res
     if (vector_width() == VectorWidth::avx512) start = floats_to_int32s_avx512(in, out, count);
     else if (vector_width() == VectorWidth::avx2) start = floats_to_int32s_avx2(in, out, count);
 #endif
-  for (; start + chunk <= count; start += chunk) {
+  for (; start + chunk_values <= count; start += chunk_values) {
     int outside = 0;  // an int reduction vectorises where a bool one does not
-    for (index_t i = 0; i < chunk; ++i) {
+    for (index_t i = 0; i < chunk_values; ++i) {
       const From value = in[start + i];
       const bool inside = (value >= lowest) & (value < limit);
       outside |= !inside;
       out[start + i] = static_cast<To>(static_cast<std::int32_t>(inside ? value : From(0)));
     }
     if (outside != 0)
-      for (index_t i = 0; i < chunk; ++i) out[start + i] = float_to_integer<To>(in[start + i]);
+      for (index_t i = 0; i < chunk_values; ++i) out[start + i] = float_to_integer<To>(in[start + i]);
   }
   for (; start < count; ++start) out[start] = float_to_integer<To>(in[start]);
 }
