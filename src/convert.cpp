@@ -282,9 +282,10 @@ ZT_AVX2_CLONES void float_to_small_integers(const From* __restrict in, To* __res
   constexpr From lowest = From(-2147483648.0), limit = From(2147483648.0);
   index_t start = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
-  if constexpr (std::is_same_v<From, float> && sizeof(To) == 4)
+  if constexpr (std::is_same_v<From, float> && sizeof(To) == 4) {
     if (vector_width() == VectorWidth::avx512) start = floats_to_int32s_avx512(in, out, count);
     else if (vector_width() == VectorWidth::avx2) start = floats_to_int32s_avx2(in, out, count);
+  }
 #endif
   for (; start + chunk_values <= count; start += chunk_values) {
     int outside = 0;  // an int reduction vectorises where a bool one does not
