@@ -81,15 +81,13 @@ class DynamicExtents {
     if (size_ > inline_capacity) heap_ = new index_t[size_];
   }
   void take(DynamicExtents&& other) noexcept {
-    size_ = other.size_;
     delete[] heap_;
-    heap_ = other.heap_;
-    other.heap_ = nullptr;
-    if (!heap_) std::copy_n(other.inline_.data(), size_, inline_.data());
-    other.size_ = 0;
+    inline_ = other.inline_;  // the whole array: a fixed-size copy, cheaper than a loop over size_
+    heap_ = std::exchange(other.heap_, nullptr);
+    size_ = std::exchange(other.size_, 0);
   }
 
-  std::array<index_t, inline_capacity> inline_;  // only the first size_ are meaningful
+  std::array<index_t, inline_capacity> inline_{};  // only the first size_ are meaningful
   // Owned, past inline_capacity values: a plain pointer rather than std::unique_ptr, whose
   // instantiation every includer of this vocabulary header would compile.
   index_t* heap_ = nullptr;
