@@ -88,81 +88,55 @@ template <class... Parts>
   throw ValueError(concat(extension, " ", text_prefix(text), ": ", parts...));
 }
 
-/// The extension's parameters, read from the JSON reader's events without building a
-/// document (the document's allocations cost more than the rest of an import): an object
-/// whose "shape" and "permutation" are arrays of integers ≥ 0 that fit int64 and whose
-/// "dim_names" is an array of strings. Other keys are ignored, as Arrow C++ ignores them.
-/// Read through the project's JSON reader (detail::read_json_events) with a depth of 2: an
-/// object (level 1) of arrays (level 2).
+/// The extension's parameters: an object whose "shape" and "permutation" are arrays of
+/// integers ≥ 0 that fit int64 and whose "dim_names" is an array of strings. Other keys are
+/// ignored, as Arrow C++ ignores them. Read through the project's JSON reader with a depth
+/// of 2: an object (level 1) of arrays (level 2).
 class TensorParameters {
  public:
   enum Member { shape, permutation, dim_names, other };
 
   /// `extension` begins every message (ArrowWhat::extension).
   TensorParameters(std::string_view text, std::string_view extension) : text_(text), extension_(extension) {
-    detail::read_json_events(text, 2, extension, *this);
+    const detail::ParsedJson document(text, 2, extension);
+    simdjson::dom::object members;
+    if (document.root().get(members) != simdjson::SUCCESS) throw_extension(extension_, text_, "must be a JSON object");
+    for (const simdjson::dom::key_value_pair member : members) {
+      const Member which = member.key == "shape" ? shape : member.key == "permutation" ? permutation
+                           : member.key == "dim_names" ? dim_names : other;
+      if (which != other) read(which, member.value);
+    }
   }
 
   [[nodiscard]] bool has(Member member) const { return present_[member]; }
   [[nodiscard]] const ArrowDims<std::int64_t>& indices(Member member) const { return indices_[member]; }
   [[nodiscard]] std::size_t names() const { return names_; }
 
-  // The events of detail::read_json_events.
-  bool null() { return value(Kind::other); }
-  bool boolean(bool) { return value(Kind::other); }
-  bool number_integer(Json::number_integer_t) { return value(Kind::other); }  // negative
-  bool number_unsigned(Json::number_unsigned_t n) {
-    return n <= std::uint64_t(INT64_MAX) ? value(Kind::index, std::int64_t(n)) : value(Kind::other);
-  }
-  bool number_float(Json::number_float_t) { return value(Kind::other); }
-  bool string(std::string_view) { return value(Kind::string); }
-  bool start_object(std::size_t) { return open(true); }
-  bool start_array(std::size_t) { return open(false); }
-  bool end_object() { return close(); }
-  bool end_array() { return close(); }
-
-  bool key(std::string_view name) {
-    if (depth_ == 1) member_ = name == "shape" ? shape : name == "permutation" ? permutation
-                             : name == "dim_names" ? dim_names : other;
-    return true;
-  }
-
  private:
-  bool open(bool object) {
-    if (depth_ == 0 && !object) throw_extension(extension_, text_, "must be a JSON object");
-    if (depth_ == 1 && member_ != other && object) refuse_member();
-    if (depth_ == 1 && member_ != other) present_[member_] = true;
-    ++depth_;
-    return true;
+  void read(Member member, simdjson::dom::element value) {
+    simdjson::dom::array items;
+    if (value.get(items) != simdjson::SUCCESS) refuse(member);
+    present_[member] = true;
+    for (const simdjson::dom::element item : items) {
+      if (member == dim_names) {
+        if (!item.is_string()) refuse(member);
+        ++names_;
+      } else {
+        std::int64_t index = 0;  // simdjson refuses a fraction and an integer past int64 here
+        if (item.get(index) != simdjson::SUCCESS || index < 0) refuse(member);
+        indices_[member].push_back(index);
+      }
+    }
   }
 
-  bool close() {
-    --depth_;
-    return true;
-  }
-
-  enum class Kind { index, string, other };
-
-  /// A value that is not a container, an entry of the member being read.
-  bool value(Kind kind, std::int64_t index = 0) {
-    if (depth_ == 0) throw_extension(extension_, text_, "must be a JSON object");
-    if (member_ == other) return true;
-    if (depth_ == 1 || kind != (member_ == dim_names ? Kind::string : Kind::index)) refuse_member();
-    if (member_ == dim_names) ++names_;
-    else indices_[member_].push_back(index);
-    return true;
-  }
-
-  [[noreturn]] void refuse_member() const {
-    if (member_ == dim_names) throw_extension(extension_, text_, "\"dim_names\" must be an array of strings");
-    throw_extension(extension_, text_, "\"", member_ == shape ? "shape" : "permutation",
+  [[noreturn]] void refuse(Member member) const {
+    if (member == dim_names) throw_extension(extension_, text_, "\"dim_names\" must be an array of strings");
+    throw_extension(extension_, text_, "\"", member == shape ? "shape" : "permutation",
                     "\" must be an array of integers ≥ 0 that fit int64");
   }
 
   std::string_view text_;
   std::string_view extension_;  ///< ArrowWhat::extension
-  int depth_ = 0;
-  Member member_ = other;  ///< the member of the root object being read
   std::array<bool, 3> present_{};
   std::array<ArrowDims<std::int64_t>, 2> indices_;  ///< shape, permutation
   std::size_t names_ = 0;

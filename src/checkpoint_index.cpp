@@ -19,50 +19,27 @@ bool plain_file_name(std::string_view name) {
          name.find('\0') == std::string_view::npos;
 }
 
-/// The index's JSON events: the members of "weight_map" go straight into the result (an
-/// index lists tens of thousands), every other member of the root object is read as a
-/// small document.
-class IndexEvents : public CapturingJsonEvents<IndexEvents> {
+/// Reads the index's document (ParsedJson has checked its nesting and keys): "weight_map"'s
+/// members go into `index_.shard_of`, "metadata"'s into `index_.metadata`; other members of
+/// the root are not ours to judge.
+class IndexReader {
  public:
-  IndexEvents(const std::string& description, CheckpointIndex& index) : description_(description), index_(index) {}
+  IndexReader(const std::string& description, CheckpointIndex& index) : description_(description), index_(index) {}
 
-  bool string(std::string_view v) {
-    if (!capturing() && level_ == 2) return shard(v);
-    return CapturingJsonEvents::string(v);
-  }
-  bool start_object(std::size_t n) {
-    if (!capturing() && (level_ == 0 || (level_ == 1 && member_ == "weight_map"))) {
-      has_weight_map_ = has_weight_map_ || level_ == 1;
-      ++level_;
-      return true;
+  void read(simdjson::dom::element root) const {
+    simdjson::dom::object members;
+    if (root.get(members) != simdjson::SUCCESS)
+      fail("the index must be a JSON object; found ", json_type_name(root));
+    bool has_weight_map = false;
+    for (const simdjson::dom::key_value_pair member : members) {
+      if (member.key == "weight_map") {
+        weight_map(member.value);
+        has_weight_map = true;
+      } else if (member.key == "metadata") {
+        metadata(member.value);
+      }
     }
-    return capture_object(n);
-  }
-  bool key(std::string_view name) {
-    if (capturing()) return capture_key(name);
-    (level_ == 1 ? member_ : tensor_) = name;  // a copy: the event's string lasts only while it runs
-    return true;
-  }
-  bool end_object() {
-    if (capturing()) return capture_end_object();
-    if (--level_ == 0 && !has_weight_map_) fail("the index has no \"weight_map\"");
-    return true;
-  }
-
-  /// A value outside "weight_map"'s members starts: any member of the root but "weight_map"'s own.
-  void start_capture(const char* type) const {
-    if (level_ == 0) fail("the index must be a JSON object; found ", type);
-    if (level_ == 2)
-      fail("\"weight_map\" value for tensor '", text_prefix(tensor_), "' must be a string (a shard file name); found ",
-           type);
-  }
-
-  void captured(const Json& value) const {
-    if (member_ == "weight_map") fail("\"weight_map\" must be an object; found ", value.type_name());
-    if (member_ != "metadata") return;  // other members are not ours to judge
-    if (!value.is_object()) fail("\"metadata\" must be an object; found ", value.type_name());
-    for (const auto& [key, item] : value.items())
-      index_.metadata.emplace(key, item.is_string() ? item.get<std::string>() : item.dump());
+    if (!has_weight_map) fail("the index has no \"weight_map\"");
   }
 
  private:
@@ -71,20 +48,36 @@ class IndexEvents : public CapturingJsonEvents<IndexEvents> {
     throw ValueError(concat(description_, ": ", parts...));
   }
 
-  bool shard(std::string_view file) {
-    if (!plain_file_name(file))
-      fail("tensor '", text_prefix(tensor_), "' names shard '", text_prefix(file),
-           "', which is not a plain file name in the index's directory (no '/', no '..')");
-    index_.shard_of.emplace(std::move(tensor_), file);
-    return true;
+  void weight_map(simdjson::dom::element value) const {
+    simdjson::dom::object members;
+    if (value.get(members) != simdjson::SUCCESS)
+      fail("\"weight_map\" must be an object; found ", json_type_name(value));
+    for (const simdjson::dom::key_value_pair member : members) {
+      std::string_view file;
+      if (member.value.get(file) != simdjson::SUCCESS)
+        fail("\"weight_map\" value for tensor '", text_prefix(member.key),
+             "' must be a string (a shard file name); found ", json_type_name(member.value));
+      if (!plain_file_name(file))
+        fail("tensor '", text_prefix(member.key), "' names shard '", text_prefix(file),
+             "', which is not a plain file name in the index's directory (no '/', no '..')");
+      index_.shard_of.emplace(member.key, file);
+    }
+  }
+
+  /// Each value as its text: a string's characters, any other value as minified JSON.
+  void metadata(simdjson::dom::element value) const {
+    simdjson::dom::object members;
+    if (value.get(members) != simdjson::SUCCESS)
+      fail("\"metadata\" must be an object; found ", json_type_name(value));
+    for (const simdjson::dom::key_value_pair member : members) {
+      std::string_view text;
+      index_.metadata.emplace(member.key, member.value.get(text) == simdjson::SUCCESS ? std::string(text)
+                                                                                     : simdjson::minify(member.value));
+    }
   }
 
   const std::string& description_;
   CheckpointIndex& index_;
-  int level_ = 0;           // the root (1) and "weight_map" (2) open outside any captured document
-  bool has_weight_map_ = false;
-  std::string member_;  // the root's member being read
-  std::string tensor_;  // the "weight_map" member being read
 };
 
 }  // namespace
@@ -96,9 +89,8 @@ CheckpointIndex read_checkpoint_index(PathRef path, const std::string& descripti
                             " bytes for an index"));
   const auto bytes = mapping.bytes();
   CheckpointIndex index;
-  IndexEvents events(description, index);
-  read_json_events({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, max_index_depth, description,
-                   events);
+  const ParsedJson document({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, max_index_depth, description);
+  IndexReader(description, index).read(document.root());
   return index;
 }
 

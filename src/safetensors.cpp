@@ -27,7 +27,6 @@ namespace {
 
 using detail::concat;
 using detail::Json;
-using detail::json_prefix;
 
 constexpr std::size_t length_field = 8;           // little-endian uint64 header length
 constexpr std::uint64_t max_header_length = 100'000'000;  // the reference implementation's limit
@@ -47,13 +46,6 @@ Field field_named(std::string_view key) {
   return Field(field);
 }
 
-/// The fields of one tensor object of the header, as read.
-struct EntryFields {
-  std::optional<DType> dtype;
-  std::optional<DynamicExtents> shape;
-  std::optional<std::array<std::uint64_t, 2>> data_offsets;
-};
-
 /// One tensor entry of the header, validated against the data area.
 struct Entry {
   std::string name;
@@ -64,6 +56,8 @@ struct Entry {
   std::uint64_t end;
 };
 
+/// Reads the header's document (ParsedJson has checked its nesting and keys): an object of
+/// tensor objects and "__metadata__".
 class HeaderReader {
  public:
   /// `description` ("load_safetensors: <file>") must outlive the reader.
@@ -83,60 +77,21 @@ class HeaderReader {
   /// "<file>: tensor '<name>'", which opens the messages about a tensor.
   std::string tensor_context(std::string_view name) const { return concat(description_, ": tensor '", name, "'"); }
 
-  std::map<std::string, std::string, std::less<>> metadata(const Json& value) const {
-    if (!value.is_object()) fail("\"", metadata_key, "\" must be an object; found ", value.type_name());
-    std::map<std::string, std::string, std::less<>> result;
-    for (const auto& [key, text] : value.items()) {
-      if (!text.is_string())
-        fail("\"", metadata_key, "\" value \"", key, "\" must be a string; found ", text.type_name());
-      result.emplace(key, text.get<std::string>());
+  /// The tensors' entries, in the header's order, and the metadata into `file`.
+  std::vector<Entry> read(simdjson::dom::element header, SafetensorsFile& file) const {
+    simdjson::dom::object members;
+    if (header.get(members) != simdjson::SUCCESS)
+      fail("the header must be a JSON object; found ", detail::json_type_name(header));
+    std::vector<Entry> entries;
+    entries.reserve(members.size());
+    for (const simdjson::dom::key_value_pair member : members) {
+      if (member.key == metadata_key) {
+        file.metadata = metadata(member.value);
+      } else {
+        entries.push_back(entry(std::string(member.key), member.value));
+      }
     }
-    return result;
-  }
-
-  DType dtype(std::string_view name, std::string_view text) const {
-    const std::optional<DType> found = detail::dtype_named<&detail::DTypeFormats::safetensors>(text);
-    if (!found) fail_tensor(name, ": unsupported dtype '", detail::text_prefix(text), "'");
-    return *found;
-  }
-
-  /// The errors of a field whose value is not of the form the header reads directly.
-  [[noreturn]] void refuse_field(std::string_view name, Field field, const Json& value) const {
-    if (field == Field::dtype) fail_tensor(name, ": dtype must be a string; found ", json_prefix(value));
-    if (field == Field::data_offsets)
-      fail_tensor(name, ": data_offsets must be two non-negative integers; found ", json_prefix(value));
-    if (!value.is_array()) fail_tensor(name, ": shape must be an array; found ", json_prefix(value));
-    std::size_t d = 0;
-    while (d < value.size() && value[d].is_number_unsigned() && is_extent(value[d].get<std::uint64_t>())) ++d;
-    fail_tensor(name, ": dimension ", d, " of shape ", json_prefix(value), " is not a non-negative 64-bit integer");
-  }
-
-  static bool is_extent(std::uint64_t value) {
-    return value <= std::uint64_t(std::numeric_limits<index_t>::max());
-  }
-
-  Entry entry(std::string&& name, EntryFields& fields) {
-    if (!fields.dtype) fail_tensor(name, " has no \"dtype\"");
-    if (!fields.shape) fail_tensor(name, " has no \"shape\"");
-    Entry entry{std::move(name), *fields.dtype, std::move(*fields.shape), {}, 0, 0};
-    group_packed_values(entry);
-    if (!fields.data_offsets) fail_tensor(entry.name, " has no \"data_offsets\"");
-    std::tie(entry.begin, entry.end) = std::pair((*fields.data_offsets)[0], (*fields.data_offsets)[1]);
-    if (entry.begin > entry.end || entry.end > data_size_)
-      fail_tensor(entry.name, ": data_offsets [", entry.begin, ", ", entry.end, "] lie outside the data area of ",
-                  data_size_, " bytes");
-    index_t count = 0;
-    try {
-      count = checked_numel(entry.shape, itemsize(entry.dtype));
-    } catch (const ValueError& error) {  // named here, so that a valid entry builds no message
-      fail_tensor(entry.name, ": ", error.what());
-    }
-    entry.strides = detail::contiguous_strides(entry.shape);
-    const std::uint64_t expected = std::uint64_t(count) * itemsize(entry.dtype);
-    if (entry.end - entry.begin != expected)
-      fail_tensor(entry.name, ": data_offsets [", entry.begin, ", ", entry.end, "] hold ", entry.end - entry.begin,
-                  " bytes but shape ", detail::shape_string(entry.shape), " of ", entry.dtype, " needs ", expected);
-    return entry;
+    return entries;
   }
 
   /// As the reference implementation: sorted by offsets, the tensors fill the data area
@@ -163,6 +118,96 @@ class HeaderReader {
   }
 
  private:
+  std::map<std::string, std::string, std::less<>> metadata(simdjson::dom::element value) const {
+    simdjson::dom::object members;
+    if (value.get(members) != simdjson::SUCCESS)
+      fail("\"", metadata_key, "\" must be an object; found ", detail::json_type_name(value));
+    std::map<std::string, std::string, std::less<>> result;
+    for (const simdjson::dom::key_value_pair member : members) {
+      std::string_view text;
+      if (member.value.get(text) != simdjson::SUCCESS)
+        fail("\"", metadata_key, "\" value \"", member.key, "\" must be a string; found ",
+             detail::json_type_name(member.value));
+      result.emplace(member.key, text);
+    }
+    return result;
+  }
+
+  Entry entry(std::string&& name, simdjson::dom::element value) const {
+    simdjson::dom::object fields;
+    if (value.get(fields) != simdjson::SUCCESS)
+      fail_tensor(name, " must be an object; found ", detail::json_type_name(value));
+    std::optional<DType> dtype;
+    std::optional<DynamicExtents> shape;
+    std::optional<std::array<std::uint64_t, 2>> offsets;
+    for (const simdjson::dom::key_value_pair field : fields) {
+      switch (field_named(field.key)) {
+        case Field::dtype: dtype = dtype_of(name, field.value); break;
+        case Field::shape: shape = shape_of(name, field.value); break;
+        case Field::data_offsets: offsets = offsets_of(name, field.value); break;
+        case Field::other: break;  // read and ignored, as the reference implementation does
+      }
+    }
+    if (!dtype) fail_tensor(name, " has no \"dtype\"");
+    if (!shape) fail_tensor(name, " has no \"shape\"");
+    Entry entry{std::move(name), *dtype, std::move(*shape), {}, 0, 0};
+    group_packed_values(entry);
+    if (!offsets) fail_tensor(entry.name, " has no \"data_offsets\"");
+    std::tie(entry.begin, entry.end) = std::pair((*offsets)[0], (*offsets)[1]);
+    if (entry.begin > entry.end || entry.end > data_size_)
+      fail_tensor(entry.name, ": data_offsets [", entry.begin, ", ", entry.end, "] lie outside the data area of ",
+                  data_size_, " bytes");
+    index_t count = 0;
+    try {
+      count = checked_numel(entry.shape, itemsize(entry.dtype));
+    } catch (const ValueError& error) {  // named here, so that a valid entry builds no message
+      fail_tensor(entry.name, ": ", error.what());
+    }
+    entry.strides = detail::contiguous_strides(entry.shape);
+    const std::uint64_t expected = std::uint64_t(count) * itemsize(entry.dtype);
+    if (entry.end - entry.begin != expected)
+      fail_tensor(entry.name, ": data_offsets [", entry.begin, ", ", entry.end, "] hold ", entry.end - entry.begin,
+                  " bytes but shape ", detail::shape_string(entry.shape), " of ", entry.dtype, " needs ", expected);
+    return entry;
+  }
+
+  DType dtype_of(std::string_view name, simdjson::dom::element value) const {
+    std::string_view text;
+    if (value.get(text) != simdjson::SUCCESS)
+      fail_tensor(name, ": dtype must be a string; found ", detail::json_prefix(value));
+    const std::optional<DType> found = detail::dtype_named<&detail::DTypeFormats::safetensors>(text);
+    if (!found) fail_tensor(name, ": unsupported dtype '", detail::text_prefix(text), "'");
+    return *found;
+  }
+
+  DynamicExtents shape_of(std::string_view name, simdjson::dom::element value) const {
+    simdjson::dom::array items;
+    if (value.get(items) != simdjson::SUCCESS)
+      fail_tensor(name, ": shape must be an array; found ", detail::json_prefix(value));
+    boost::container::small_vector<index_t, DynamicExtents::inline_capacity> shape;
+    for (const simdjson::dom::element item : items) {
+      std::uint64_t extent = 0;  // simdjson refuses a negative or fractional number here
+      if (item.get(extent) != simdjson::SUCCESS || extent > std::uint64_t(std::numeric_limits<index_t>::max()))
+        fail_tensor(name, ": dimension ", shape.size(), " of shape ", detail::json_prefix(value),
+                    " is not a non-negative 64-bit integer");
+      shape.push_back(index_t(extent));
+    }
+    return DynamicExtents(std::span<const index_t>(shape.data(), shape.size()));
+  }
+
+  std::array<std::uint64_t, 2> offsets_of(std::string_view name, simdjson::dom::element value) const {
+    const auto refuse = [&] {
+      fail_tensor(name, ": data_offsets must be two non-negative integers; found ", detail::json_prefix(value));
+    };
+    simdjson::dom::array items;
+    if (value.get(items) != simdjson::SUCCESS || items.size() != 2) refuse();
+    std::array<std::uint64_t, 2> offsets{};
+    std::size_t i = 0;
+    for (const simdjson::dom::element item : items)
+      if (item.get(offsets[i++]) != simdjson::SUCCESS) refuse();
+    return offsets;
+  }
+
   /// The file's shape counts sub-byte values; a packed dtype's element holds `lanes` of
   /// them, so the last extent is divided (PyTorch's rule for F4: float4_e2m1fn_x2 with half
   /// the last dimension).
@@ -179,129 +224,6 @@ class HeaderReader {
 
   std::string_view description_;
   std::uint64_t data_size_;
-};
-
-/// The header's JSON events, read into entries as they come: the header is an object of
-/// tensor objects (level 2). A tensor's dtype string and its shape and data_offsets arrays
-/// of integers are read straight from the events; any other value below the header (its
-/// "__metadata__", a field of another form, a field the format does not define) is read as
-/// a small document of its own — an array read halfway is replayed into that document —
-/// so that no large document is ever built.
-class HeaderEvents : public detail::CapturingJsonEvents<HeaderEvents> {
-  using Capturing = detail::CapturingJsonEvents<HeaderEvents>;
-
- public:
-  HeaderEvents(HeaderReader& reader, std::vector<Entry>& entries, SafetensorsFile& file)
-      : reader_(reader), entries_(entries), file_(file) {}
-
-  bool start_object(std::size_t n) {
-    replay_array();
-    if (capturing() || (level_ == 1 && name_ == metadata_key) || level_ == 2) return capture_object(n);
-    if (level_ == 1) fields_ = {};
-    ++level_;
-    return true;
-  }
-  bool key(std::string_view name) {
-    if (capturing()) return capture_key(name);
-    if (level_ == 1) {
-      name_ = name;  // a copy: the event's string lasts only while it runs
-    } else {
-      field_ = field_named(name);
-    }
-    return true;
-  }
-  bool end_object() {
-    if (capturing()) return capture_end_object();
-    if (--level_ == 1) entries_.push_back(reader_.entry(std::move(name_), fields_));
-    return true;
-  }
-
-  bool string(std::string_view value) {
-    replay_array();
-    if (!in_field(Field::dtype)) return Capturing::string(value);
-    fields_.dtype = reader_.dtype(name_, value);
-    return true;
-  }
-  bool start_array(std::size_t n) {
-    replay_array();
-    if (!in_field(Field::shape) && !in_field(Field::data_offsets)) return Capturing::start_array(n);
-    in_array_ = true;
-    array_.clear();
-    return true;
-  }
-  bool number_unsigned(Json::number_unsigned_t value) {
-    if (in_array_ && (field_ == Field::data_offsets || HeaderReader::is_extent(value))) {
-      array_.push_back(value);
-      return true;
-    }
-    replay_array();
-    return Capturing::number_unsigned(value);
-  }
-  bool end_array() {
-    if (!in_array_) return Capturing::end_array();
-    in_array_ = false;
-    if (field_ == Field::shape) {
-      fields_.shape.emplace(array_.size(), 0);
-      std::copy(array_.begin(), array_.end(), fields_.shape->begin());
-    } else if (array_.size() == 2) {
-      fields_.data_offsets = {array_[0], array_[1]};
-    } else {
-      reader_.refuse_field(name_, field_, Json(std::vector<std::uint64_t>(array_.begin(), array_.end())));
-    }
-    return true;
-  }
-  bool null() {
-    replay_array();
-    return Capturing::null();
-  }
-  bool boolean(bool value) {
-    replay_array();
-    return Capturing::boolean(value);
-  }
-  bool number_integer(Json::number_integer_t value) {
-    replay_array();
-    return Capturing::number_integer(value);
-  }
-  bool number_float(Json::number_float_t value) {
-    replay_array();
-    return Capturing::number_float(value);
-  }
-
-  /// A value that is not a tensor object starts: only "__metadata__" and a tensor's fields.
-  void start_capture(const char* type) const {
-    if (level_ == 0) reader_.fail("the header must be a JSON object; found ", type);
-    if (level_ == 1 && name_ != metadata_key) reader_.fail("tensor '", name_, "' must be an object; found ", type);
-  }
-
-  void captured(Json&& value) {
-    if (level_ == 1) {
-      file_.metadata = reader_.metadata(value);
-    } else if (field_ != Field::other) {
-      reader_.refuse_field(name_, field_, value);
-    }  // a field the format does not define is read and ignored, as the reference implementation does
-  }
-
- private:
-  /// True when the next value is the named field of a tensor object.
-  bool in_field(Field field) const { return !capturing() && level_ == 2 && field_ == field; }
-
-  /// Hands an array read halfway to the capture, as if it had been captured from its start.
-  void replay_array() {
-    if (!in_array_) return;
-    in_array_ = false;
-    Capturing::start_array(array_.size());
-    for (std::uint64_t item : array_) Capturing::number_unsigned(item);
-  }
-
-  HeaderReader& reader_;
-  std::vector<Entry>& entries_;
-  SafetensorsFile& file_;
-  int level_ = 0;      // the header's objects open outside any captured document
-  std::string name_;   // the tensor (or "__metadata__") being read
-  Field field_ = Field::other;  // its field being read
-  EntryFields fields_;
-  bool in_array_ = false;              // reading the shape or data_offsets array directly
-  boost::container::small_vector<std::uint64_t, 8> array_;  // its items so far: most shapes need no heap
 };
 
 std::uint64_t read_header_length(std::span<const std::byte> file, std::string_view description) {
@@ -363,10 +285,9 @@ SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOption
   const auto header = mapping.bytes().subspan(length_field, header_length);
 
   SafetensorsFile file;
-  std::vector<Entry> entries;
-  HeaderEvents events(reader, entries, file);
-  detail::read_json_events({reinterpret_cast<const char*>(header.data()), header.size()}, max_header_depth,
-                           context.whole(), events);
+  const detail::ParsedJson document({reinterpret_cast<const char*>(header.data()), header.size()}, max_header_depth,
+                                    context.whole());
+  std::vector<Entry> entries = reader.read(document.root(), file);
   reader.check_layout(entries);
 
   if (keep) std::erase_if(entries, [&](const Entry& entry) { return !keep(entry.name); });
