@@ -84,13 +84,10 @@ ParsedJson::ParsedJson(std::string_view text, int max_depth, std::string_view wh
   state.padded.resize(text.size() + simdjson::SIMDJSON_PADDING);
   std::copy(text.begin(), text.end(), state.padded.begin());
   const simdjson::error_code error = state.parser.parse(state.padded.data(), text.size(), false).get(root_);
-  if (error != simdjson::SUCCESS) {
-    release_if_large();
-    throw_invalid(what, error, max_depth);
-  }
   try {
+    if (error != simdjson::SUCCESS) throw_invalid(what, error, max_depth);
     check_limits(root_, max_depth, what, 0);
-  } catch (...) {
+  } catch (...) {  // no destructor runs for a constructor that throws
     release_if_large();
     throw;
   }

@@ -51,7 +51,6 @@ struct Entry {
   std::string name;
   DType dtype;
   DynamicExtents shape;
-  DynamicExtents strides;
   std::uint64_t begin;  // bytes from the start of the data area
   std::uint64_t end;
 };
@@ -77,8 +76,11 @@ class HeaderReader {
   /// "<file>: tensor '<name>'", which opens the messages about a tensor.
   std::string tensor_context(std::string_view name) const { return concat(description_, ": tensor '", name, "'"); }
 
-  /// The tensors' entries, in the header's order, and the metadata into `file`.
-  std::vector<Entry> read(simdjson::dom::element header, SafetensorsFile& file) const {
+  /// The tensors' entries of the header `text`, in its order, and its metadata into `file`;
+  /// `what` begins the messages about its JSON.
+  std::vector<Entry> read(std::string_view text, std::string_view what, SafetensorsFile& file) const {
+    const detail::ParsedJson document(text, max_header_depth, what);
+    const simdjson::dom::element header = document.root();
     simdjson::dom::object members;
     if (header.get(members) != simdjson::SUCCESS)
       fail("the header must be a JSON object; found ", detail::json_type_name(header));
@@ -150,7 +152,7 @@ class HeaderReader {
     }
     if (!dtype) fail_tensor(name, " has no \"dtype\"");
     if (!shape) fail_tensor(name, " has no \"shape\"");
-    Entry entry{std::move(name), *dtype, std::move(*shape), {}, 0, 0};
+    Entry entry{std::move(name), *dtype, std::move(*shape), 0, 0};
     group_packed_values(entry);
     if (!offsets) fail_tensor(entry.name, " has no \"data_offsets\"");
     std::tie(entry.begin, entry.end) = std::pair((*offsets)[0], (*offsets)[1]);
@@ -163,7 +165,6 @@ class HeaderReader {
     } catch (const ValueError& error) {  // named here, so that a valid entry builds no message
       fail_tensor(entry.name, ": ", error.what());
     }
-    entry.strides = detail::contiguous_strides(entry.shape);
     const std::uint64_t expected = std::uint64_t(count) * itemsize(entry.dtype);
     if (entry.end - entry.begin != expected)
       fail_tensor(entry.name, ": data_offsets [", entry.begin, ", ", entry.end, "] hold ", entry.end - entry.begin,
@@ -285,14 +286,14 @@ SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOption
   const auto header = mapping.bytes().subspan(length_field, header_length);
 
   SafetensorsFile file;
-  const detail::ParsedJson document({reinterpret_cast<const char*>(header.data()), header.size()}, max_header_depth,
-                                    context.whole());
-  std::vector<Entry> entries = reader.read(document.root(), file);
+  std::vector<Entry> entries =
+      reader.read({reinterpret_cast<const char*>(header.data()), header.size()}, context.whole(), file);
   reader.check_layout(entries);
 
   if (keep) std::erase_if(entries, [&](const Entry& entry) { return !keep(entry.name); });
   const auto stored = [data_start](Entry& entry) {
-    return detail::StoredTensor{data_start + entry.begin, entry.dtype, std::move(entry.shape), std::move(entry.strides),
+    DynamicExtents strides = detail::contiguous_strides(entry.shape);
+    return detail::StoredTensor{data_start + entry.begin, entry.dtype, std::move(entry.shape), std::move(strides),
                                 std::endian::native != std::endian::little};
   };
   // Writers lay tensors out by dtype, then by name: the end is most often the right place.

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <span>
 #include <type_traits>
@@ -82,12 +83,13 @@ class DynamicExtents {
   }
   void take(DynamicExtents&& other) noexcept {
     delete[] heap_;
-    inline_ = other.inline_;  // the whole array: a fixed-size copy, cheaper than a loop over size_
+    // The whole array, as bytes: a fixed-size copy (values past size_ are never read).
+    std::memcpy(inline_.data(), other.inline_.data(), sizeof(inline_));
     heap_ = std::exchange(other.heap_, nullptr);
     size_ = std::exchange(other.size_, 0);
   }
 
-  std::array<index_t, inline_capacity> inline_{};  // only the first size_ are meaningful
+  std::array<index_t, inline_capacity> inline_;  // only the first size_ are meaningful
   // Owned, past inline_capacity values: a plain pointer rather than std::unique_ptr, whose
   // instantiation every includer of this vocabulary header would compile.
   index_t* heap_ = nullptr;
