@@ -22,9 +22,12 @@ void throw_as_mismatch(DType expected_dtype, std::size_t expected_rank, bool wan
   throw TypeError(message);
 }
 
-void throw_packed_visit(DType dtype) {
-  throw TypeError(concat("visit: ", dtype, " elements are packed sub-byte values, not numbers; view them with as<zt::",
-                         dtype, ">()"));
+void throw_visit_outside(DType dtype, std::string_view set_name, std::span<const DType> set) {
+  std::string members;
+  for (DType member : set) members += concat(members.empty() ? "" : ", ", member);
+  const std::string_view wider = is_packed(dtype) ? "all" : "numeric";
+  throw TypeError(concat("visit: f is compiled for zt::dtypes::", set_name, " (", members, "), which does not hold ",
+                         dtype, "; call visit<zt::dtypes::", wider, ">(f) to compile f for it too"));
 }
 
 void throw_read_only(const char* operation) {

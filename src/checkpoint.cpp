@@ -72,10 +72,12 @@ SafetensorsFile load_file(const fs::path& path, const LoadOptions& options, cons
   return {detail::load_torch_selected(path, options, keep).tensors, {}};
 }
 
-/// The shard file at `path`, followed through symbolic links; IOError starting with `context` when it is missing.
+/// The shard file at `path`, followed through symbolic links; IOError starting with `context`
+/// when it is missing or not a regular file (a device such as /dev/zero would be read forever).
 detail::ShardFile shard_file(const fs::path& path, std::string_view context) {
   struct stat status {};
   if (::stat(path.c_str(), &status) != 0) detail::throw_io_error(context, errno);
+  if (!S_ISREG(status.st_mode)) throw IOError(concat(context, ": not a regular file"));
   return {path, std::uint64_t(status.st_size)};
 }
 

@@ -27,11 +27,7 @@ namespace zt {
 namespace {
 
 template <class T>
-inline constexpr bool is_complex_v = false;
-template <class T>
-inline constexpr bool is_complex_v<std::complex<T>> = true;
-template <>
-inline constexpr bool is_complex_v<complex32> = true;
+inline constexpr bool is_complex_v = is_complex(dtype_of<T>);
 
 /// The floating types that convert through float, as c10's do.
 template <class T>
@@ -531,6 +527,34 @@ unsigned copy_threads(const AnyTensor& destination, const ToOptions& options) {
   return unsigned(std::min<std::size_t>(asked, std::max<std::size_t>(1, destination.nbytes() / copy_bytes_per_thread)));
 }
 
+/// PyTorch's assert_no_internal_overlap: a destination whose elements are the same memory
+/// (an extent above 1 with stride 0, as expand() makes) would be written more than once.
+void refuse_internal_overlap(const AnyTensor& destination) {
+  for (std::size_t d = 0; d < destination.rank(); ++d) {
+    if (destination.shape()[d] > 1 && destination.strides()[d] == 0)
+      throw ValueError(detail::concat("copy_into: unsupported operation: more than one element of the written-to "
+                                      "tensor refers to a single memory location (dimension ", d, " has extent ",
+                                      destination.shape()[d], " and stride 0). Please clone() the tensor before "
+                                      "performing the operation."));
+  }
+}
+
+/// Whether no two elements of `view` share memory, by a sufficient test: ordered by stride,
+/// each dimension steps past everything the smaller ones reach.
+bool provably_distinct_elements(const AnyTensor& view) {
+  std::vector<std::pair<index_t, index_t>> steps;  // (|stride|, extent) of the dimensions that step
+  for (std::size_t d = 0; d < view.rank(); ++d)
+    if (view.shape()[d] > 1) steps.emplace_back(std::abs(view.strides()[d]), view.shape()[d]);
+  std::sort(steps.begin(), steps.end());
+  index_t reach = 0;  // the furthest element the smaller dimensions reach
+  for (const auto& [stride, extent] : steps) {
+    index_t step = 0;
+    if (stride <= reach || detail::mul_overflows(stride, extent - 1, step) || detail::add_overflows(reach, step, reach))
+      return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void copy_into(const AnyTensor& source, const AnyTensor& destination, const ToOptions& options) {
@@ -544,11 +568,15 @@ void copy_into(const AnyTensor& source, const AnyTensor& destination, const ToOp
   if (source.dtype() != destination.dtype() && (is_packed(source.dtype()) || is_packed(destination.dtype())))
     throw TypeError(detail::concat("copy_into: cannot convert ", source.dtype(), " to ", destination.dtype(),
                                    "; as in PyTorch, packed sub-byte types convert to no other dtype"));
-  if (source.numel() == 0 || same_view(source, destination)) return;
+  if (source.numel() == 0) return;
+  refuse_internal_overlap(destination);
+  if (same_view(source, destination)) return;
   // As NumPy's copyto and PyTorch's copy_: overlapping elements read as they were before the
   // copy. The copy walks in its own order, so a source that overlaps is copied first.
   const AnyTensor input = detail::elements_may_overlap(source, destination) ? source.clone(options) : source;
-  const unsigned threads = copy_threads(destination, options);
+  // Threads write disjoint parts only where the destination's elements are distinct.
+  unsigned threads = copy_threads(destination, options);
+  if (threads > 1 && !provably_distinct_elements(destination)) threads = 1;
   dispatch(destination.dtype(), [&](auto to_tag) {
     using To = typename decltype(to_tag)::type;
     const auto out = destination.as<To>();

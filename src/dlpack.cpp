@@ -269,7 +269,10 @@ Managed* export_tensor(const AnyTensor& view) {
 
   const detail::DTypeFormats& formats = detail::dtype_formats[std::size_t(view.dtype())];
   Managed& managed = block->managed;
-  managed.dl_tensor = {view.numel() == 0 ? nullptr : const_cast<void*>(view.data_ptr()),
+  // Never NULL, even for an empty view: libtorch 1.13 never calls the deleter of an export
+  // whose data is NULL. The block itself is an address that lives as long as the export.
+  void* data = view.data_ptr() != nullptr ? const_cast<void*>(view.data_ptr()) : static_cast<void*>(block);
+  managed.dl_tensor = {data,
                        dlpack_device(view.device()),
                        std::int32_t(rank),
                        {std::uint8_t(formats.dlpack_code), formats.dlpack_bits, formats.lanes},

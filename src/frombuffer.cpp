@@ -50,22 +50,12 @@ void check_bool_bytes(const std::byte* bytes, index_t count, std::string_view co
 
 }  // namespace detail
 
-namespace {
-
-/// Builds the dynamic-rank view directly from the checked range.
-template <class T>
-AnyTensor any_view(Buffer& buffer, FromBufferOptions options) {
-  const auto [start, count] = detail::frombuffer_range<T>(buffer, options);
-  return Tensor<T>(reinterpret_cast<T*>(start), {count}, {1}, buffer.release_owner(), buffer.device());
-}
-
-}  // namespace
-
 AnyTensor frombuffer(Buffer buffer, DType dtype, FromBufferOptions options) {
-  return dispatch(dtype, [&](auto tag) -> AnyTensor {
-    using T = typename decltype(tag)::type;
-    return buffer.is_writable() ? any_view<T>(buffer, options) : any_view<const T>(buffer, options);
-  });
+  const auto [start, count] = detail::frombuffer_range(buffer, dtype, false, options);
+  const index_t shape[] = {count};
+  const index_t strides[] = {1};
+  const bool writable = buffer.is_writable();
+  return detail::make_view(dtype, start, shape, strides, buffer.release_owner(), buffer.device(), writable);
 }
 
 }  // namespace zt

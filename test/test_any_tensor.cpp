@@ -130,16 +130,75 @@ BOOST_AUTO_TEST_CASE(visit_passes_const_elements_for_read_only_memory) {
   BOOST_TEST(sum == 6.0);
 }
 
-BOOST_AUTO_TEST_CASE(visit_refuses_packed_sub_byte_types_which_hold_no_numbers) {
+BOOST_AUTO_TEST_CASE(visit_refuses_packed_sub_byte_types_unless_the_set_holds_them) {
   std::array<std::uint8_t, 4> bytes = {0x10, 0x32, 0x54, 0x76};
   const zt::AnyTensor packed = zt::frombuffer(bytes, zt::float4_e2m1fn_x2_);
-  BOOST_CHECK_EXCEPTION((void)packed.visit([](const auto& typed) { return double(typed.numel()); }), zt::TypeError,
-                        with_message<zt::TypeError>("visit: float4_e2m1fn_x2 elements are packed sub-byte values, "
-                                                    "not numbers; view them with as<zt::float4_e2m1fn_x2>()"));
+  BOOST_CHECK_EXCEPTION((void)packed.visit<zt::dtypes::numeric>([](const auto& typed) { return double(typed.numel()); }),
+                        zt::TypeError,
+                        with_message<zt::TypeError>("visit: f is compiled for zt::dtypes::numeric (bool, uint8, int8, "
+                                                    "int16, int32, int64, uint16, uint32, uint64, float16, bfloat16, "
+                                                    "float32, float64, complex64, complex128, float8_e4m3fn, "
+                                                    "float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu, "
+                                                    "complex32), which does not hold float4_e2m1fn_x2; call "
+                                                    "visit<zt::dtypes::all>(f) to compile f for it too"));
+  const auto count = [](const auto& typed) { return typed.numel(); };
+  BOOST_TEST(packed.visit<zt::dtypes::all>(count) == 4);
   BOOST_TEST((packed.as<const zt::float4_e2m1fn_x2, 1>()(3).bits == 0x76));
   const zt::AnyTensor copy = packed.clone();  // bytes copy as they are
   BOOST_TEST((copy.as<const zt::float4_e2m1fn_x2, 1>()(1).bits == 0x32));
   BOOST_TEST(copy.data_ptr() != packed.data_ptr());
+}
+
+/// A generic visitor written for the classic dtypes: double(v) compiles for each of them
+/// except the complex ones, which it takes apart.
+double sum_as_double(const zt::AnyTensor& t) {
+  return t.visit([](const auto& typed) {
+    using T = typename std::remove_cvref_t<decltype(typed)>::value_type;
+    double total = 0;
+    for (zt::index_t i = 0; i < typed.numel(); ++i) {
+      if constexpr (zt::is_complex(zt::dtype_of<T>)) total += double(typed(i).real());
+      else total += double(typed(i));
+    }
+    return total;
+  });
+}
+
+BOOST_AUTO_TEST_CASE(visit_compiles_a_function_for_the_classic_dtypes_only_unless_told) {
+  std::vector<float> values = {1, 2, 3};
+  BOOST_TEST(sum_as_double(vector_view(values)) == 6.0);
+  std::array<std::uint8_t, 2> e4m3 = {0x38, 0x40};  // 1.0 and 2.0
+  const zt::AnyTensor fp8 = zt::frombuffer(e4m3, zt::float8_e4m3fn_);
+  BOOST_CHECK_EXCEPTION((void)sum_as_double(fp8), zt::TypeError,
+                        with_message<zt::TypeError>("visit: f is compiled for zt::dtypes::classic (bool, uint8, int8, "
+                                                    "int16, int32, int64, uint16, uint32, uint64, float16, bfloat16, "
+                                                    "float32, float64, complex64, complex128), which does not hold "
+                                                    "float8_e4m3fn; call visit<zt::dtypes::numeric>(f) to compile f "
+                                                    "for it too"));
+  const auto second = [](const auto& typed) {
+    using T = typename std::remove_cvref_t<decltype(typed)>::value_type;
+    if constexpr (zt::is_complex(zt::dtype_of<T>)) return float(typed(1).real());
+    else return float(typed(1));
+  };
+  BOOST_TEST(fp8.visit<zt::dtypes::numeric>(second) == 2.0f);
+  std::vector<std::int32_t> ints = {5, 6};
+  BOOST_TEST(zt::AnyTensor(vector_view(ints)).visit<zt::dtypes::integral>([](const auto& typed) {
+    return std::int64_t(typed(0)) + typed(1);
+  }) == 11);
+  BOOST_CHECK_THROW((void)zt::AnyTensor(vector_view(values)).visit<zt::dtypes::integral>([](const auto& typed) {
+    return std::int64_t(typed(0));
+  }), zt::TypeError);
+}
+
+BOOST_AUTO_TEST_CASE(dtype_sets_never_grow_and_hold_their_named_dtypes) {
+  static_assert(zt::dtypes::classic::members.size() == 15);
+  static_assert(zt::dtypes::numeric::members.size() == 21);
+  static_assert(zt::dtypes::all::members.size() == zt::dtype_count);
+  static_assert(zt::dtypes::integral::contains(zt::uint8) && !zt::dtypes::integral::contains(zt::uint16));
+  static_assert(zt::dtypes::floating::contains(zt::float64) && !zt::dtypes::floating::contains(zt::float16));
+  static_assert(zt::dtypes::all_types_and_complex::contains(zt::complex128) &&
+                !zt::dtypes::all_types_and_complex::contains(zt::complex32_));
+  for (zt::DType dtype : zt::dtypes::all::members) BOOST_TEST(zt::dtypes::all::contains(dtype));
+  BOOST_TEST(zt::dtypes::all::members == zt::all_dtypes);
 }
 
 BOOST_AUTO_TEST_CASE(to_dtype_follows_pytorch_value_rules) {

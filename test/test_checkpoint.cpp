@@ -4,6 +4,8 @@
 // prefetch with progress, and .bin checkpoints (read with load_torch).
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
+#include <complex>
 #include <cstring>
 #include <map>
 #include <string>
@@ -270,6 +272,21 @@ BOOST_AUTO_TEST_CASE(a_missing_shard) {
                                 ": shard 'b.safetensors' (listed for 2 tensors): No such file or directory (2)"));
 }
 
+BOOST_AUTO_TEST_CASE(a_shard_that_is_not_a_regular_file_is_refused_with_and_without_prefetch) {
+  TempDir dir;
+  write_files(dir.path(), {{"a.safetensors", numbered({{"w", 1}})}},
+              R"({"weight_map":{"w":"a.safetensors","u":"b.safetensors"}})");
+  fs::create_symlink("/dev/zero", dir / "b.safetensors");  // endless bytes
+  for (const bool prefetch : {false, true}) {
+    BOOST_CHECK_EXCEPTION(
+        (void)zt::load_checkpoint(dir.path(), {.prefetch = prefetch}), zt::IOError,
+        with_message<zt::IOError>(prefix(dir) + ": shard 'b.safetensors' (listed for 1 tensors): not a regular file"));
+  }
+  BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir / "b.safetensors", {.prefetch = true}), zt::IOError,
+                        with_message<zt::IOError>("load_checkpoint: <" + (dir / "b.safetensors").string() +
+                                                  ">: not a regular file"));
+}
+
 BOOST_AUTO_TEST_CASE(single_files_and_directories) {
   TempDir dir;
   zt::save_safetensors((dir / "model.safetensors").string(), numbered({{"w", 1}, {"v", 2}}), {{"format", "pt"}});
@@ -332,6 +349,26 @@ BOOST_AUTO_TEST_CASE(bin_checkpoints_load_each_shard_with_the_torch_reader) {
   write_text(dir / "model.safetensors", "");  // safetensors wins over .bin
   BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path()), zt::ValueError,
                         with_message<zt::ValueError>("load_safetensors: <" + (dir / "model.safetensors").string()));
+}
+
+BOOST_AUTO_TEST_CASE(bin_shards_negate_the_tensors_saved_with_their_conjugate_or_negative_bit) {
+  // conjugate.pt (test/data/torch/make_fixtures.py): "conj" is z.t().conj(), stored as z's bytes
+  // [[0-0j, -0+0j], [1.5+2j, -2.5-3j]]; "neg" is x.conj().imag of x = [0-0j, 1-1j, 2-2j].
+  TempDir dir;
+  const fs::path shard = dir / "pytorch_model.bin";
+  fs::copy_file(data_file("torch/conjugate.pt"), shard);
+  const zt::Checkpoint model = zt::load_checkpoint(dir.path(), {.names = {"conj", "neg"}});
+  const auto conj = model.at("conj").as<const std::complex<float>, 2>();
+  BOOST_TEST((conj(0, 1) == std::complex<float>(1.5f, -2.0f)));
+  BOOST_TEST((conj(1, 1) == std::complex<float>(-2.5f, 3.0f)));
+  BOOST_TEST(!std::signbit(conj(0, 0).imag()));  // -0.0 negated
+  BOOST_TEST(std::signbit(conj(1, 0).imag()));
+  const auto neg = model.at("neg").as<const float, 1>();
+  BOOST_TEST((neg(1) == 1.0f && neg(2) == 2.0f && neg(0) == 0.0f && !std::signbit(neg(0))));
+  BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path(), {.copy = false, .names = {"neg"}}), zt::ValueError,
+                        with_message<zt::ValueError>("load_torch: <" + shard.string() +
+                                                     ">: storage '1' of 'neg' (saved with its negative bit) needs a "
+                                                     "copy with its values negated, but copy = false"));
 }
 
 BOOST_AUTO_TEST_CASE(bin_shards_build_only_the_tensors_the_index_lists) {

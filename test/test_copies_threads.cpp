@@ -1,6 +1,7 @@
 // ToOptions::threads: a large copy split across threads along its outermost dimension gives
 // exactly the one-thread copy, for transposed, strided, reversed and converting copies, an
-// outer extent smaller than the thread count, and uneven parts.
+// outer extent smaller than the thread count, and uneven parts; destinations whose elements
+// repeat are refused, and ones that may overlap are written by one thread.
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "zerotensor/convert.hpp"
+#include "zerotensor/empty.hpp"
+#include "message_check.hpp"
 
 namespace {
 
@@ -96,4 +99,34 @@ BOOST_AUTO_TEST_CASE(a_small_copy_asked_for_threads_is_still_exact) {
   const auto out = transposed.clone({.threads = 16}).as<const std::int32_t, 2>();
   for (zt::index_t r = 0; r < 4; ++r)
     for (zt::index_t c = 0; c < 3; ++c) BOOST_TEST_REQUIRE(out(r, c) == std::int32_t(c * 4 + r));
+}
+
+BOOST_AUTO_TEST_CASE(copy_into_a_destination_whose_elements_repeat_is_refused_as_in_pytorch) {
+  std::vector<float> source = ramp<float>(std::size_t{1} << 22);
+  const zt::AnyTensor in = zt::Tensor<float, 1>(source.data(), {1 << 22}, {1});
+  const zt::AnyTensor one = zt::empty(std::vector<zt::index_t>{1}, zt::float32);
+  const zt::AnyTensor expanded = one.expand(std::vector<zt::index_t>{1 << 22});
+  for (unsigned threads : {1u, 4u}) {
+    BOOST_CHECK_EXCEPTION(zt::copy_into(in, expanded, {.threads = threads}), zt::ValueError,
+                          with_message<zt::ValueError>(
+                              "copy_into: unsupported operation: more than one element of the written-to tensor "
+                              "refers to a single memory location (dimension 0 has extent 4194304 and stride 0). "
+                              "Please clone() the tensor before performing the operation."));
+  }
+  // An extent of 1 with stride 0 repeats nothing.
+  zt::copy_into(in.narrow(0, 5, 1), one.expand(std::vector<zt::index_t>{1}), {.threads = 4});
+  BOOST_TEST((one.as<const float, 1>()(0) == source[5]));
+}
+
+BOOST_AUTO_TEST_CASE(copy_into_overlapping_windows_on_threads_is_the_one_thread_copy) {
+  // (2^20, 2) windows over 2^20 + 1 floats, strides (1, 1): elements overlap without a zero
+  // stride, as PyTorch also allows; threads would write the same floats at once.
+  constexpr zt::index_t windows = 1 << 20;
+  std::vector<float> source = ramp<float>(2 * windows);
+  const zt::AnyTensor in = zt::Tensor<float, 2>(source.data(), {windows, 2}, {2, 1});
+  std::vector<float> one(windows + 1, -1.0f), many(windows + 1, -1.0f);
+  zt::copy_into(in, zt::Tensor<float, 2>(one.data(), {windows, 2}, {1, 1}));
+  zt::copy_into(in, zt::Tensor<float, 2>(many.data(), {windows, 2}, {1, 1}), {.threads = 4});
+  BOOST_TEST(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)) == 0);
+  BOOST_TEST(many[0] == source[0]);
 }

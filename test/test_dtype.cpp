@@ -3,7 +3,9 @@
 
 #include <string>
 
+#include "zerotensor/any_tensor.hpp"
 #include "zerotensor/dtype.hpp"
+#include "zerotensor/frombuffer.hpp"
 #include "zerotensor/error.hpp"
 #include "zerotensor/device.hpp"
 #include "message_check.hpp"
@@ -115,6 +117,43 @@ BOOST_AUTO_TEST_CASE(complex32_promotes_as_in_pytorch) {
   for (zt::DType other : {zt::float64, zt::complex128})
     BOOST_TEST(zt::promote_types(complex32_, other) == zt::complex128, other);
   BOOST_CHECK_THROW((void)zt::promote_types(complex32_, zt::uint16), zt::TypeError);
+}
+
+BOOST_AUTO_TEST_CASE(complex32_is_complex_for_every_trait_and_view) {
+  static_assert(zt::is_complex(zt::complex32_) && zt::detail::is_complex_element<zt::complex32>);
+  static_assert(zt::real_dtype(zt::complex32_) == zt::float16 && zt::complex_dtype(zt::float16) == zt::complex32_);
+  static_assert(zt::real_dtype(zt::complex128) == zt::float64 && zt::complex_dtype(zt::float32) == zt::complex64);
+  static_assert(zt::real_dtype(zt::int32) == zt::int32 && zt::complex_dtype(zt::bfloat16) == zt::bfloat16);
+  for (zt::DType dtype : zt::all_dtypes) {
+    const bool complex = dtype == zt::complex32_ || dtype == zt::complex64 || dtype == zt::complex128;
+    BOOST_TEST(zt::is_complex(dtype) == complex, zt::name(dtype));
+    BOOST_TEST((zt::real_dtype(dtype) != dtype) == complex, zt::name(dtype));
+  }
+  // As torch.view_as_real of chalf: float16 parts, real first; view_as_complex of half gives chalf.
+  alignas(4) std::array<Eigen::half, 4> parts = {Eigen::half(1), Eigen::half(-2), Eigen::half(3), Eigen::half(4)};
+  const zt::AnyTensor chalf = zt::frombuffer(parts, zt::complex32_);
+  const zt::AnyTensor real = chalf.view_as_real();
+  BOOST_TEST(real.dtype() == zt::float16);
+  BOOST_TEST(real.shape() == (zt::DynamicExtents{2, 2}));
+  BOOST_TEST(real.data_ptr() == parts.data());
+  BOOST_TEST(float(real.as<const Eigen::half, 2>()(0, 1)) == -2.0f);
+  const auto typed = chalf.as<zt::complex32, 1>().view_as_real();
+  static_assert(std::is_same_v<decltype(typed), const zt::Tensor<Eigen::half, 2>>);
+  BOOST_TEST(float(typed(1, 0)) == 3.0f);
+  const zt::AnyTensor back = real.view_as_complex();
+  BOOST_TEST(back.dtype() == zt::complex32_);
+  BOOST_TEST(float(back.as<const zt::complex32, 1>()(1).imag()) == 4.0f);
+  BOOST_TEST((std::is_same_v<decltype(typed.view_as_complex()), zt::Tensor<zt::complex32, 1>>));
+  // The conjugate transpose of complex32 is no view, as of the other complex dtypes.
+  BOOST_CHECK_THROW((void)chalf.view(std::array<zt::index_t, 2>{1, 2}).mH(), zt::TypeError);
+}
+
+BOOST_AUTO_TEST_CASE(view_as_complex_takes_half_float_and_double_as_pytorch) {
+  std::array<Eigen::bfloat16, 2> values{};
+  BOOST_CHECK_EXCEPTION((void)zt::frombuffer(values, zt::bfloat16).view(std::array<zt::index_t, 2>{1, 2}).view_as_complex(),
+                        zt::TypeError,
+                        with_message<zt::TypeError>("view_as_complex is only supported for half, float and double "
+                                                    "tensors, but got a tensor of dtype bfloat16"));
 }
 
 BOOST_AUTO_TEST_CASE(only_the_four_classic_floating_types_can_be_the_default) {

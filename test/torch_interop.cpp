@@ -149,6 +149,18 @@ BOOST_AUTO_TEST_CASE(DL09_DL38_zero_dim_and_empty_torch_tensors) {
   BOOST_TEST(e.numel() == 0);
 }
 
+BOOST_AUTO_TEST_CASE(an_empty_tensor_exported_to_torch_is_released_once) {
+  // libtorch 1.13 never calls the deleter of a legacy export whose data is NULL.
+  zt::AnyTensor z = zt::empty(std::vector<zt::index_t>{0, 3}, zt::float32);
+  const long owners_before = z.owner().use_count();
+  {
+    at::Tensor a = to_torch(z);
+    BOOST_TEST(shape_of(a) == std::vector<std::int64_t>({0, 3}));
+    BOOST_TEST(z.owner().use_count() == owners_before + 1);
+  }
+  BOOST_TEST(z.owner().use_count() == owners_before);
+}
+
 BOOST_AUTO_TEST_CASE(zt_legacy_export_into_torch_shares_and_writes) {
   zt::AnyTensor z = zt::empty(std::vector<zt::index_t>{2, 3}, zt::float32);
   z.as<float>().array() = Eigen::ArrayXf::LinSpaced(6, 0.0f, 5.0f);

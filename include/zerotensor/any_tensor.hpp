@@ -8,12 +8,14 @@
 #include <initializer_list>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 #include <variant>
 
+#include "zerotensor/dtype_sets.hpp"
 #include "zerotensor/export.hpp"
 #include "zerotensor/tensor.hpp"
 #include "zerotensor/to_options.hpp"
@@ -33,7 +35,7 @@ struct ReadOnlyViews<std::tuple<Types...>> {
 [[noreturn]] ZT_API void throw_as_mismatch(DType expected_dtype, std::size_t expected_rank, bool want_writable,
                                            const AnyTensor& found);
 [[noreturn]] ZT_API void throw_read_only(const char* operation);
-[[noreturn]] ZT_API void throw_packed_visit(DType dtype);
+[[noreturn]] ZT_API void throw_visit_outside(DType dtype, std::string_view set_name, std::span<const DType> set);
 /// `strides` when it has one entry per dimension of `shape`; ValueError naming both lengths otherwise.
 ZT_API std::span<const index_t> checked_strides(std::span<const index_t> shape, std::span<const index_t> strides);
 
@@ -101,22 +103,25 @@ class ZT_API AnyTensor {
   /// Calls `f` with the typed view: a `const Tensor<T>&` when writable, a
   /// `const Tensor<const T>&` when not, so `element_type` tells the two apart. The view
   /// lives for the call; `f`'s result is returned by value and, like std::visit's, must
-  /// have one type for every dtype. `f` is compiled for the element types that hold
-  /// numbers: the packed sub-byte dtypes (float4_e2m1fn_x2, ...) are bytes, not numbers, and
-  /// visit throws TypeError for them (as<float4_e2m1fn_x2>() views them).
-  template <class F>
+  /// have one type for every dtype. `f` is compiled for the element types of `Set`
+  /// (dtype_sets.hpp), by default the 15 classic dtypes; a set never grows, so code that
+  /// compiles for it keeps compiling when zerotensor adds dtypes. TypeError naming the dtype
+  /// and the set for a tensor whose dtype is not in it: `visit<zt::dtypes::numeric>(f)`
+  /// also takes the 8-bit floats and complex32, `visit<zt::dtypes::all>(f)` every dtype.
+  template <DTypeSetType Set = dtypes::classic, class F>
   auto visit(F&& f) const {
-    using Result = std::invoke_result_t<F&, const Tensor<float>&>;
+    using Result = std::invoke_result_t<F&, const Tensor<type_of<Set::members[0]>>&>;
     return dispatch(dtype_, [&](auto tag) -> Result {
       using T = typename decltype(tag)::type;
-      if constexpr (is_packed(dtype_of<T>)) {
-        detail::throw_packed_visit(dtype_);
+      if constexpr (!Set::contains(dtype_of<T>)) {
+        detail::throw_visit_outside(dtype_, Set::name, Set::members);
       } else if (writable_) {
         const Tensor<T> view = typed<T>();
         return std::invoke(f, view);
+      } else {
+        const Tensor<const T> view = typed<const T>();
+        return std::invoke(f, view);
       }
-      const Tensor<const T> view = typed<const T>();
-      return std::invoke(f, view);
     });
   }
 

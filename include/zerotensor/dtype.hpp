@@ -134,21 +134,68 @@ inline constexpr std::array<std::string_view, dtype_count> dtype_names = {
 /// PyTorch's name without "torch.": "float32", "bool", "complex128", "float8_e4m3fn".
 [[nodiscard]] constexpr std::string_view name(DType dtype) { return detail::dtype_names[detail::table_index(dtype)]; }
 
-[[nodiscard]] constexpr bool is_complex(DType d) noexcept { return d == complex32_ || d == complex64 || d == complex128; }
+namespace detail {
+/// What a dtype's elements are: the one fact every "is_*" predicate and element trait reads.
+enum class DTypeKind : std::uint8_t { boolean, unsigned_integer, signed_integer, floating, float8, complex, packed };
+inline constexpr std::array<DTypeKind, dtype_count> dtype_kinds = {
+    DTypeKind::boolean,          DTypeKind::unsigned_integer, DTypeKind::signed_integer, DTypeKind::signed_integer,
+    DTypeKind::signed_integer,   DTypeKind::signed_integer,   DTypeKind::unsigned_integer, DTypeKind::unsigned_integer,
+    DTypeKind::unsigned_integer, DTypeKind::floating,         DTypeKind::floating,       DTypeKind::floating,
+    DTypeKind::floating,         DTypeKind::complex,          DTypeKind::complex,        DTypeKind::float8,
+    DTypeKind::float8,           DTypeKind::float8,           DTypeKind::float8,         DTypeKind::float8,
+    DTypeKind::complex,          DTypeKind::packed,           DTypeKind::packed,         DTypeKind::packed};
+[[nodiscard]] constexpr DTypeKind kind(DType d) noexcept {
+  const auto index = static_cast<std::size_t>(d);
+  return index < dtype_count ? dtype_kinds[index] : DTypeKind::boolean;
+}
+}  // namespace detail
+
+/// complex32, complex64, complex128.
+[[nodiscard]] constexpr bool is_complex(DType d) noexcept { return detail::kind(d) == detail::DTypeKind::complex; }
 /// The 8-bit floating-point types (float8_*).
-[[nodiscard]] constexpr bool is_float8(DType d) noexcept { return d >= float8_e4m3fn_ && d <= float8_e8m0fnu_; }
+[[nodiscard]] constexpr bool is_float8(DType d) noexcept { return detail::kind(d) == detail::DTypeKind::float8; }
 /// The packed sub-byte types, whose one element holds several values (see packed_floats.hpp).
-[[nodiscard]] constexpr bool is_packed(DType d) noexcept { return d >= float4_e2m1fn_x2_ && d <= float6_e3m2fn_x4_; }
+[[nodiscard]] constexpr bool is_packed(DType d) noexcept { return detail::kind(d) == detail::DTypeKind::packed; }
 /// As torch.dtype.is_floating_point: float16, bfloat16, float32, float64, the 8-bit and
 /// the packed sub-byte floats.
 [[nodiscard]] constexpr bool is_floating_point(DType d) noexcept {
-  return d == float16 || d == bfloat16 || d == float32 || d == float64 || is_float8(d) || is_packed(d);
+  return detail::kind(d) == detail::DTypeKind::floating || is_float8(d) || is_packed(d);
 }
 [[nodiscard]] constexpr bool is_signed_integer(DType d) noexcept {
-  return d == int8 || d == int16 || d == int32 || d == int64;
+  return detail::kind(d) == detail::DTypeKind::signed_integer;
 }
 [[nodiscard]] constexpr bool is_unsigned_integer(DType d) noexcept {
-  return d == uint8 || d == uint16 || d == uint32 || d == uint64;
+  return detail::kind(d) == detail::DTypeKind::unsigned_integer;
+}
+
+namespace detail {
+template <class T>
+struct parts_of {
+  using type = T;
+};
+template <class T>
+  requires(is_complex(dtype_of<T>))
+struct parts_of<T> {
+  using type = typename T::value_type;
+};
+template <class... Types>
+constexpr std::array<DType, sizeof...(Types)> part_dtypes(std::type_identity<std::tuple<Types...>>) {
+  return {dtype_of<typename parts_of<Types>::type>...};
+}
+inline constexpr auto real_dtypes = part_dtypes(std::type_identity<element_types>{});
+}  // namespace detail
+
+/// The dtype of a complex dtype's real and imaginary parts, as c10::toRealValueType:
+/// complex32 → float16, complex64 → float32, complex128 → float64; any other dtype itself.
+[[nodiscard]] constexpr DType real_dtype(DType d) { return detail::real_dtypes[detail::table_index(d)]; }
+
+/// The complex dtype whose parts are `d`, as c10::toComplexType: float16 → complex32,
+/// float32 → complex64, float64 → complex128; any other dtype itself.
+[[nodiscard]] constexpr DType complex_dtype(DType d) {
+  for (DType candidate : all_dtypes) {
+    if (is_complex(candidate) && real_dtype(candidate) == d) return candidate;
+  }
+  return d;
 }
 
 /// The smallest dtype both `a` and `b` convert to without losing their category, as

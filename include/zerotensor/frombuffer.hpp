@@ -59,24 +59,22 @@ inline void check_alignment(const char* operation, const std::byte* start, index
 
 namespace detail {
 
-/// Where a frombuffer view of `T` starts and how many elements it has, after every check.
+/// Where a frombuffer view of `dtype` starts and how many elements it has, after every
+/// check. `writes`: the view may write (a non-const element type), which a read-only
+/// buffer refuses.
 struct ElementRange {
   std::byte* start;
   index_t count;
 };
 
-template <Element T>
-ElementRange frombuffer_range(const Buffer& buffer, FromBufferOptions options) {
-  constexpr DType dtype = dtype_of<T>;
-  if constexpr (!std::is_const_v<T>) {
-    if (!buffer.is_writable()) throw_read_only_buffer("frombuffer", dtype);
-  }
+inline ElementRange frombuffer_range(const Buffer& buffer, DType dtype, bool writes, FromBufferOptions options) {
+  if (writes && !buffer.is_writable()) throw_read_only_buffer("frombuffer", dtype);
   if (!buffer.device().is_host_accessible()) throw_not_host_accessible("frombuffer", buffer.device());
-  const index_t count = frombuffer_count(buffer.nbytes(), sizeof(T), options);
-  // Written through only for a non-const T, which the check above allows only when the buffer is writable.
+  const index_t count = frombuffer_count(buffer.nbytes(), itemsize(dtype), options);
+  // Written through only when `writes`, which the check above allows only for a writable buffer.
   std::byte* start = view_address(buffer) + options.offset;
   check_alignment("frombuffer", start, options.offset, dtype);
-  if constexpr (dtype == bool_) check_bool_bytes(start, count);
+  if (dtype == bool_) check_bool_bytes(start, count);
   return {start, count};
 }
 
@@ -89,7 +87,7 @@ ElementRange frombuffer_range(const Buffer& buffer, FromBufferOptions options) {
 /// device is the Buffer's label: no driver is asked, see buffer.hpp).
 template <Element T>
 [[nodiscard]] Tensor<T, 1> frombuffer(Buffer buffer, FromBufferOptions options = {}) {
-  const auto [start, count] = detail::frombuffer_range<T>(buffer, options);
+  const auto [start, count] = detail::frombuffer_range(buffer, dtype_of<T>, !std::is_const_v<T>, options);
   return Tensor<T, 1>(reinterpret_cast<T*>(start), {count}, {1}, buffer.release_owner(), buffer.device());
 }
 

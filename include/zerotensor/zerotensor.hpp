@@ -14,6 +14,7 @@
 #include "zerotensor/dlpack.hpp"
 #include "zerotensor/dlpack_asarray.hpp"
 #include "zerotensor/dtype.hpp"
+#include "zerotensor/dtype_sets.hpp"
 #include "zerotensor/empty.hpp"
 #include "zerotensor/error.hpp"
 #include "zerotensor/extents.hpp"

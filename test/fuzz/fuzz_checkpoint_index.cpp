@@ -62,11 +62,7 @@ class ModelDirectory {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const ModelDirectory model;
-  {
-    std::FILE* file = std::fopen(model.index().c_str(), "wb");
-    require(file != nullptr && std::fwrite(data, 1, size, file) == size && std::fclose(file) == 0,
-            "cannot write the index " + model.index().string());
-  }
+  write_bytes(model.index(), {data, size});
   const auto loaded = unless_refused([&] { return load_checkpoint(model.index().string(), {.threads = 2}); });
   if (!loaded) return 0;
   require(loaded->tensors.size() == loaded->shard_of.size(), "load_checkpoint returned tensors the index does not list");

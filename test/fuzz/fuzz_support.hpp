@@ -77,6 +77,14 @@ auto unless_refused(F&& f) -> std::optional<decltype(f())> {
 inline constexpr LoadOptions copy_every_tensor{.access = MapAccess::copy_on_write, .copy = true};
 inline constexpr LoadOptions never_copy{.access = MapAccess::shared, .copy = false};
 
+/// Replaces the contents of the file at `path` with `bytes` (creating it).
+inline void write_bytes(const std::filesystem::path& path, std::span<const std::uint8_t> bytes) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  require(file != nullptr, "cannot create " + path.string());
+  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  require(std::fclose(file) == 0 && written, "cannot write " + path.string());
+}
+
 /// A file of this process's own, rewritten for each input: load_npy and load_safetensors
 /// read paths. Removed when the harness exits.
 class ScratchFile {
@@ -94,12 +102,7 @@ class ScratchFile {
   [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
 
   /// Replaces the file's contents with `bytes`.
-  void write(std::span<const std::uint8_t> bytes) const {
-    std::FILE* file = std::fopen(path_.c_str(), "wb");
-    require(file != nullptr, "cannot create the scratch file " + path_.string());
-    const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
-    require(std::fclose(file) == 0 && written, "cannot write the scratch file " + path_.string());
-  }
+  void write(std::span<const std::uint8_t> bytes) const { write_bytes(path_, bytes); }
 
  private:
   static int next_id() {

@@ -51,19 +51,11 @@ template <std::size_t R>
 }
 
 template <class T>
-inline constexpr bool is_complex_element = false;
-template <class F>
-inline constexpr bool is_complex_element<std::complex<F>> = true;
+inline constexpr bool is_complex_element = is_complex(dtype_of<T>);
 
-/// The float type of a complex element type's parts (T itself for others).
+/// The element type of a complex element type's parts (T itself for others).
 template <class T>
-struct real_part {
-  using type = T;
-};
-template <class F>
-struct real_part<std::complex<F>> {
-  using type = F;
-};
+using real_part_t = type_of<real_dtype(dtype_of<T>)>;
 
 /// U, const when T is: a view of read-only memory stays read-only.
 template <class T, class U>
@@ -94,7 +86,8 @@ struct ContiguousCopy {
 [[noreturn]] ZT_API void throw_unfold(index_t size, index_t step, index_t dim_size, std::size_t dim);
 [[noreturn]] ZT_API void throw_squeeze_repeated(std::size_t dim);
 [[noreturn]] ZT_API void throw_flatten_order();
-/// view(dtype)'s errors, in PyTorch's order, for a layout or address it refused.
+/// view(dtype)'s errors, in PyTorch's order, for a layout it refused; for an address not
+/// aligned for `to`, ValueError naming the address' alignment and `to`'s.
 [[noreturn]] ZT_API void throw_view_dtype(Sizes shape, Sizes strides, DType from, DType to, const void* address);
 [[noreturn]] ZT_API void throw_t_rank(std::size_t rank);
 [[noreturn]] ZT_API void throw_matrix_rank(const char* operation, std::size_t rank);
@@ -104,6 +97,12 @@ struct ContiguousCopy {
   index_t product = 0;
   if (mul_overflows(a, b, product)) [[unlikely]] throw_view_overflow(a, b);
   return product;
+}
+
+/// `data` moved on by `offset` elements of `itemsize` bytes: every view's first element. The
+/// byte offset is checked (ValueError when it overflows 64 bits) before the pointer moves.
+[[nodiscard]] inline void* element_address(const void* data, index_t offset, std::size_t itemsize) {
+  return const_cast<char*>(static_cast<const char*>(data)) + checked_mul(offset, index_t(itemsize));
 }
 
 /// `dim` wrapped into [0, rank) as PyTorch wraps it (a rank-0 tensor counts as rank 1);
@@ -229,15 +228,16 @@ inline void movedim_layout(Sizes shape, Sizes strides, index_t source, index_t d
 }
 
 /// t() (rank 2 transposed; ranks 0 and 1 unchanged) and mT()/mH()/adjoint() (the last
-/// two dimensions swapped; rank 2 or more).
+/// two dimensions swapped; rank 2 or more, or rank 0, which stays as it is: PyTorch returns
+/// the tensor itself, deprecated there).
 inline void t_layout(Sizes shape, Sizes strides, SizesOut out_shape, SizesOut out_strides) {
   if (shape.size() > 2) [[unlikely]] throw_t_rank(shape.size());
   transpose_layout(shape, strides, 0, shape.size() == 2 ? 1 : 0, out_shape, out_strides);
 }
 inline void matrix_transpose_layout(const char* operation, Sizes shape, Sizes strides, SizesOut out_shape,
                                     SizesOut out_strides) {
-  if (shape.size() < 2) [[unlikely]] throw_matrix_rank(operation, shape.size());
-  transpose_layout(shape, strides, -2, -1, out_shape, out_strides);
+  if (shape.size() == 1) [[unlikely]] throw_matrix_rank(operation, 1);
+  if (!shape.empty()) transpose_layout(shape, strides, -2, -1, out_shape, out_strides);
 }
 
 /// unsqueeze(dim): a new extent-1 dimension at `dim` (wrapped against rank + 1), with
@@ -303,7 +303,8 @@ inline void expand_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_
 }
 
 /// unfold(dim, size, step): `dim` becomes the window count, a window dimension is
-/// appended (a rank-0 source counts as one element of rank 1).
+/// appended (a rank-0 source counts as one element of rank 1). The windows may outnumber the
+/// elements, so the result's count is checked.
 inline void unfold_layout(Sizes shape, Sizes strides, index_t dim, index_t size, index_t step, SizesOut out_shape,
                           SizesOut out_strides) {
   const std::size_t d = wrap_dim(dim, shape.size());
@@ -316,6 +317,7 @@ inline void unfold_layout(Sizes shape, Sizes strides, index_t dim, index_t size,
   }
   out_shape[shape.size()] = size;
   out_strides[shape.size()] = dim_stride;
+  (void)checked_numel(Sizes(out_shape.data(), out_shape.size()), 1, "unfold()");
 }
 
 /// Whether squeeze(dims) drops dimension `d`: extent 1, and listed in `dims` (every
@@ -356,23 +358,21 @@ inline void squeeze_layout(Sizes shape, Sizes strides, std::optional<Sizes> dims
   return shape.empty() ? 1 : shape.size() - (end - start);
 }
 
-/// view(dtype) with PyTorch's rules (same rank), from a source of dtype `from` at `address`:
-/// the same element size keeps the layout; another needs a last dimension of stride 1,
-/// whose extent scales, and the other strides scale (divisibly, when the size grows).
-inline void view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, const void* address,
-                              SizesOut out_shape, SizesOut out_strides) {
-  copy_layout(shape, strides, out_shape, out_strides);
+/// view(dtype)'s layout between element sizes (the last dimension, of stride 1, scales, and
+/// the other strides scale, divisibly when the size grows), or its error.
+inline void view_dtype_resized_layout(Sizes shape, Sizes strides, DType from, DType to, const void* address,
+                                      SizesOut out_shape, SizesOut out_strides) {
   const index_t old_size = index_t(itemsize(from)), new_size = index_t(itemsize(to));
   const bool bool_from_other = to == DType::Bool && from != DType::Bool;
-  if (old_size == new_size && !bool_from_other) return;
   if (bool_from_other || shape.empty() || strides.back() != 1) [[unlikely]]
     throw_view_dtype(shape, strides, from, to, address);
   const std::size_t last = shape.size() - 1;
   if (old_size > new_size) {
     const index_t ratio = old_size / new_size;
     for (std::size_t d = 0; d < last; ++d) out_strides[d] = checked_mul(strides[d], ratio);
-    // The same bytes: the source's shape passed checked_numel, so this one would too.
+    // More elements than the source's: a broadcast source's count may not fit.
     out_shape[last] = checked_mul(shape[last], ratio);
+    (void)checked_numel(Sizes(out_shape.data(), out_shape.size()), 1, "view(dtype)");
     return;
   }
   const index_t ratio = new_size / old_size;
@@ -381,10 +381,22 @@ inline void view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, 
     divisible = divisible && strides[d] % ratio == 0;
     out_strides[d] = strides[d] / ratio;
   }
-  // zerotensor has no storage offset: the address stands for it, as a typed view needs.
-  if (!divisible || reinterpret_cast<std::uintptr_t>(address) % alignment(to) != 0) [[unlikely]]
-    throw_view_dtype(shape, strides, from, to, address);
+  if (!divisible) [[unlikely]] throw_view_dtype(shape, strides, from, to, address);
   out_shape[last] = shape[last] / ratio;
+}
+
+/// view(dtype) with PyTorch's rules (same rank), from a source of dtype `from` at `address`:
+/// the same element size keeps the layout, another resizes the last dimension. The address
+/// must be aligned for `to`, as a typed view needs (zerotensor has no storage offset: the
+/// address stands for it).
+inline void view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, const void* address,
+                              SizesOut out_shape, SizesOut out_strides) {
+  copy_layout(shape, strides, out_shape, out_strides);
+  if (itemsize(from) != itemsize(to) || (to == DType::Bool && from != DType::Bool))
+    view_dtype_resized_layout(shape, strides, from, to, address, out_shape, out_strides);
+  // Alignments are powers of two.
+  if ((reinterpret_cast<std::uintptr_t>(address) & (alignment(to) - 1)) != 0) [[unlikely]]
+    throw_view_dtype(shape, strides, from, to, address);
 }
 
 // The operations whose result rank depends on values (dynamic rank), or that are too
