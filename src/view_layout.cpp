@@ -4,6 +4,7 @@
 #include "zerotensor/detail/view_layout.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <sstream>
 #include <string>
@@ -131,11 +132,13 @@ void write_contiguous_strides(Sizes sizes, SizesOut out) noexcept {
 }
 
 /// view_strides for a source that is empty or not packed: an empty one keeps its strides
-/// when the shape stays, else takes C-order strides; the others follow PyTorch's rule.
-/// Out of line, so that the packed case inlines into its callers.
-[[gnu::noinline]] bool unpacked_view_strides(Sizes shape, Sizes strides, index_t elements, Sizes sizes,
-                                             SizesOut out) {
+/// when the shape stays, else takes C-order strides, which must fit (checked_numel: its
+/// other extents are free, and may not); the others follow PyTorch's rule. Out of line, so
+/// that the packed case inlines into its callers.
+[[gnu::noinline]] bool unpacked_view_strides(const char* operation, Sizes shape, Sizes strides, index_t elements,
+                                             Sizes sizes, SizesOut out) {
   if (elements == 0) {
+    (void)checked_numel(sizes, 1, operation);
     if (std::equal(shape.begin(), shape.end(), sizes.begin(), sizes.end()))
       std::copy_n(strides.data(), sizes.size(), out.begin());
     else
@@ -169,12 +172,32 @@ void write_contiguous_strides(Sizes sizes, SizesOut out) noexcept {
 
 /// Writes the strides viewing `shape`/`strides` as `sizes` needs, or returns false when no
 /// strides can; `sizes` already inferred. A packed source's view is in C order (one chunk
-/// of base stride 1 under PyTorch's rule).
-bool view_strides(Sizes shape, Sizes strides, Source source, Sizes sizes, SizesOut out) {
+/// of base stride 1 under PyTorch's rule). `operation` names the view in an error.
+bool view_strides(const char* operation, Sizes shape, Sizes strides, Source source, Sizes sizes, SizesOut out) {
   if (!source.packed || source.elements == 0)
-    return unpacked_view_strides(shape, strides, source.elements, sizes, out);
+    return unpacked_view_strides(operation, shape, strides, source.elements, sizes, out);
   write_contiguous_strides(sizes, out);
   return true;
+}
+
+/// PyTorch's rules of view(dtype) between element sizes, in its order: ValueError for the
+/// first that the layout breaks.
+void check_view_dtype_rules(Sizes shape, Sizes strides, DType from, DType to) {
+  if (itemsize(from) == itemsize(to)) return;
+  const auto refuse = [&](const std::string& rule, const std::string& found) {
+    throw ValueError(concat(rule, " to view ", from, " as ", to, " (different element sizes)", found));
+  };
+  if (shape.empty()) refuse("self.dim() cannot be 0", "");
+  const std::size_t last = shape.size() - 1;
+  if (strides[last] != 1) refuse("self.stride(-1) must be 1", concat(", but got ", strides[last]));
+  if (itemsize(to) < itemsize(from)) return;
+  const index_t ratio = index_t(itemsize(to) / itemsize(from));
+  if (shape[last] % ratio != 0)
+    refuse(concat("self.size(-1) must be divisible by ", ratio), concat(", but got ", shape[last]));
+  for (std::size_t d = 0; d < last; ++d) {
+    if (strides[d] % ratio != 0)
+      refuse(concat("self.stride(", d, ") must be divisible by ", ratio), concat(", but got ", strides[d]));
+  }
 }
 
 [[noreturn]] void throw_as_strided_outside(index_t first, index_t last, index_t low, index_t high) {
@@ -299,28 +322,12 @@ void throw_view_dtype(Sizes shape, Sizes strides, DType from, DType to, const vo
   if (to == DType::Bool && from != DType::Bool)
     throw TypeError(concat("view(bool): ", from,
                            " bytes other than 0 and 1 are no valid bool; view a bool tensor, or convert with to()"));
-  std::string rule, found;
-  const std::size_t last = shape.empty() ? 0 : shape.size() - 1;
-  if (shape.empty()) {
-    rule = "self.dim() cannot be 0";
-  } else if (strides[last] != 1) {
-    rule = "self.stride(-1) must be 1";
-    found = concat(", but got ", strides[last]);
-  } else {
-    const index_t ratio = index_t(itemsize(to) / itemsize(from));
-    const auto odd = std::find_if(strides.begin(), strides.begin() + std::ptrdiff_t(last),
-                                  [ratio](index_t stride) { return stride % ratio != 0; });
-    if (shape[last] % ratio != 0) {
-      rule = concat("self.size(-1) must be divisible by ", ratio);
-      found = concat(", but got ", shape[last]);
-    } else if (odd != strides.begin() + std::ptrdiff_t(last)) {
-      rule = concat("self.stride(", odd - strides.begin(), ") must be divisible by ", ratio);
-      found = concat(", but got ", *odd);
-    } else {
-      rule = concat("the data address ", address, " must be aligned to ", alignment(to), " bytes");
-    }
-  }
-  throw ValueError(concat(rule, " to view ", from, " as ", to, " (different element sizes)", found));
+  check_view_dtype_rules(shape, strides, from, to);
+  // PyTorch's rules hold: the address is what was refused.
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  throw ValueError(concat("view(", to, ") of a ", from, " tensor: the data at ", address, " (aligned to ",
+                          std::uintptr_t{1} << std::countr_zero(at), " bytes) is not aligned to ", alignment(to),
+                          " bytes, the alignment of ", to));
 }
 
 void throw_t_rank(std::size_t rank) {
@@ -377,10 +384,11 @@ namespace {
 
 /// The body of reshape_layout and view_layout, shared rather than called from one to the
 /// other: a call to an exported function is never inlined (bench_views' view row).
-bool write_view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
+bool write_view_layout(const char* operation, Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape,
+                       SizesOut out_strides) {
   const Source source = describe(shape, strides);
   infer_size(sizes, source.elements, out_shape);
-  return view_strides(shape, strides, source, Sizes(out_shape.data(), out_shape.size()), out_strides);
+  return view_strides(operation, shape, strides, source, Sizes(out_shape.data(), out_shape.size()), out_strides);
 }
 
 [[noreturn]] void throw_view_incompatible() {
@@ -392,11 +400,11 @@ bool write_view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_sha
 }  // namespace
 
 bool reshape_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
-  return write_view_layout(shape, strides, sizes, out_shape, out_strides);
+  return write_view_layout("reshape()", shape, strides, sizes, out_shape, out_strides);
 }
 
 void view_layout(Sizes shape, Sizes strides, Sizes sizes, SizesOut out_shape, SizesOut out_strides) {
-  if (!write_view_layout(shape, strides, sizes, out_shape, out_strides)) throw_view_incompatible();
+  if (!write_view_layout("view()", shape, strides, sizes, out_shape, out_strides)) throw_view_incompatible();
 }
 
 bool flatten_layout(Sizes shape, Sizes strides, index_t start_dim, index_t end_dim, SizesOut out_shape,
@@ -420,8 +428,8 @@ bool flatten_layout(Sizes shape, Sizes strides, index_t start_dim, index_t end_d
       if (d == end) out_shape[to++] = merged;
     }
   }
-  return view_strides(shape, strides, describe(shape, strides), Sizes(out_shape.data(), out_shape.size()),
-                      out_strides);
+  return view_strides("flatten()", shape, strides, describe(shape, strides),
+                      Sizes(out_shape.data(), out_shape.size()), out_strides);
 }
 
 void unflatten_layout(Sizes shape, Sizes strides, index_t dim, Sizes sizes, SizesOut out_shape,
@@ -436,7 +444,8 @@ void unflatten_layout(Sizes shape, Sizes strides, index_t dim, Sizes sizes, Size
   }
   const index_t size = shape[d];
   if (!inferred_size(sizes, size, out_shape.subspan(d, sizes.size()))) throw_unflatten_sizes(sizes, d, size);
-  if (!view_strides(shape, strides, describe(shape, strides), Sizes(out_shape.data(), out_shape.size()), out_strides))
+  if (!view_strides("unflatten()", shape, strides, describe(shape, strides),
+                    Sizes(out_shape.data(), out_shape.size()), out_strides))
     throw_view_incompatible();
 }
 
@@ -478,6 +487,8 @@ void view_as_real_layout(Sizes shape, Sizes strides, DType from, SizesOut out_sh
   }
   out_shape[shape.size()] = 2;
   out_strides[shape.size()] = 1;
+  // Twice the source's elements, whose count a broadcast source may leave no room for.
+  (void)checked_numel(Sizes(out_shape.data(), out_shape.size()), 1, "view_as_real()");
 }
 
 void view_as_complex_layout(Sizes shape, Sizes strides, DType from, const void* address, SizesOut out_shape,

@@ -14,12 +14,6 @@ namespace {
 using detail::Sizes;
 using detail::SizesOut;
 
-/// `tensor`'s memory `offset` elements on, as a byte address (overflow-checked).
-void* element_address(const AnyTensor& tensor, index_t offset) {
-  const index_t bytes = detail::checked_mul(offset, index_t(tensor.itemsize()));
-  return const_cast<char*>(static_cast<const char*>(tensor.data_ptr())) + bytes;
-}
-
 }  // namespace
 
 namespace detail {
@@ -41,7 +35,7 @@ AnyTensor AnyTensor::derive(std::size_t rank, DType dtype, Write&& write) const 
   if constexpr (std::is_void_v<decltype(write(shape, strides))>)
     write(shape, strides);
   else
-    view.data_ = element_address(*this, write(shape, strides));
+    view.data_ = detail::element_address(data_, write(shape, strides), itemsize());
   return view;
 }
 

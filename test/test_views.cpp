@@ -15,6 +15,7 @@
 #include "zerotensor/npy.hpp"
 #include "zerotensor/zerotensor.hpp"
 #include "file_test_support.hpp"
+#include "message_check.hpp"
 
 // Declared only, outside the anonymous namespace: the static_assert checks name them in decltype.
 const zt::Tensor<const float, 3>& rank_3();
@@ -419,8 +420,8 @@ BOOST_AUTO_TEST_CASE(errors_have_pytorch_wording_and_kinds) {
                         exactly<zt::ValueError>("self.dim() cannot be 0 to view float32 as float64 (different element "
                                                 "sizes)"));
   std::ostringstream misaligned;
-  misaligned << "the data address " << x.narrow(1, 1, 2).data_ptr()
-             << " must be aligned to 8 bytes to view float32 as float64 (different element sizes)";
+  misaligned << "view(float64) of a float32 tensor: the data at " << x.narrow(1, 1, 2).data_ptr()
+             << " (aligned to 4 bytes) is not aligned to 8 bytes, the alignment of float64";
   BOOST_CHECK_EXCEPTION((void)x.narrow(1, 1, 2).view(zt::float64), zt::ValueError,
                         exactly<zt::ValueError>(misaligned.str()));
   // An extent that overflows is refused before a negative one after it is seen.
@@ -528,6 +529,94 @@ BOOST_AUTO_TEST_CASE(huge_strides_and_sizes_are_refused) {
   // The element offset of an AnyTensor view becomes bytes, checked too.
   const zt::Tensor<double, 1> far(reinterpret_cast<double*>(data.data()), {2}, {huge});
   BOOST_CHECK_THROW((void)zt::AnyTensor(far).select(0, 1), zt::ValueError);
+}
+
+BOOST_AUTO_TEST_CASE(mt_mh_and_adjoint_of_a_rank_0_tensor_are_the_tensor_itself) {
+  float value = 2.0f;
+  const zt::Tensor<float, 0> scalar(&value, {}, {});
+  static_assert(std::is_same_v<decltype(scalar.mT()), zt::Tensor<float, 0>>);
+  BOOST_TEST(scalar.mT().data() == &value);
+  BOOST_TEST(scalar.mH().data() == &value);
+  BOOST_TEST(scalar.adjoint().data() == &value);
+  BOOST_TEST(zt::Tensor<float>(scalar).mT().rank() == 0u);
+  const zt::AnyTensor any = scalar;
+  for (const zt::AnyTensor& same : {any.mT(), any.mH(), any.adjoint()}) {
+    BOOST_TEST(same.rank() == 0u);
+    BOOST_TEST(same.dtype() == zt::float32);
+    BOOST_TEST(same.data_ptr() == static_cast<const void*>(&value));
+  }
+  // Rank 1 stays an error, with PyTorch's message.
+  const zt::AnyTensor vector = zt::Tensor<float, 1>(&value, {1}, {1});
+  BOOST_CHECK_EXCEPTION((void)vector.mH(), zt::ValueError,
+                        exactly<zt::ValueError>("tensor.mH is only supported on matrices or batches of matrices. Got "
+                                                "1-D tensor."));
+  BOOST_CHECK_EXCEPTION((void)zt::Tensor<float>(vector.as<float, 1>()).adjoint(), zt::ValueError,
+                        exactly<zt::ValueError>("tensor.adjoint() is only supported on matrices or batches of "
+                                                "matrices. Got 1-D tensor."));
+}
+
+BOOST_AUTO_TEST_CASE(a_dtype_view_of_the_same_item_size_refuses_an_address_the_new_type_is_not_aligned_to) {
+  alignas(8) std::array<std::byte, 20> bytes{};
+  const auto typed = zt::frombuffer<std::complex<float>>(zt::Buffer(bytes), {.offset = 4});
+  const zt::AnyTensor any = zt::frombuffer(zt::Buffer(bytes), zt::complex64, {.offset = 4});
+  std::ostringstream expected;
+  expected << "the data at " << any.data_ptr() << " (aligned to 4 bytes) is not aligned to 8 bytes, the alignment "
+           << "of float64";
+  BOOST_CHECK_EXCEPTION((void)typed.view<double>(), zt::ValueError, with_message<zt::ValueError>(expected.str()));
+  BOOST_CHECK_EXCEPTION((void)any.view(zt::float64), zt::ValueError, with_message<zt::ValueError>(expected.str()));
+  BOOST_CHECK_EXCEPTION((void)any.view(zt::int64), zt::ValueError,
+                        with_message<zt::ValueError>("is not aligned to 8 bytes, the alignment of int64"));
+  // An element type the address is aligned to is still a view.
+  BOOST_TEST(shape_of(any.view(zt::float32).shape()) == Shape({4}));
+  const auto aligned = zt::frombuffer<std::complex<float>>(zt::Buffer(bytes), {.count = 1, .offset = 8});
+  BOOST_TEST(static_cast<const void*>(aligned.view<double>().data()) == static_cast<const void*>(bytes.data() + 8));
+}
+
+BOOST_AUTO_TEST_CASE(typed_views_check_the_byte_offset_before_moving_the_pointer) {
+  std::array<float, 1> one{};
+  constexpr index_t huge = index_t{1} << 62;
+  const zt::Tensor<float> far = zt::Tensor<float, 1>(one.data(), {1}, {1}).as_strided({1}, {huge});
+  const std::string overflow = "view: the stride or offset product 4611686018427387904 * 4 overflows 64 bits";
+  BOOST_CHECK_EXCEPTION((void)far.narrow(0, 1, 0), zt::ValueError, exactly<zt::ValueError>(overflow));
+  BOOST_CHECK_EXCEPTION((void)far.slice(0, 1), zt::ValueError, exactly<zt::ValueError>(overflow));
+  BOOST_CHECK_EXCEPTION((void)far.split({1, 0}), zt::ValueError, exactly<zt::ValueError>(overflow));
+  BOOST_CHECK_EXCEPTION((void)far.tensor_split({1}), zt::ValueError, exactly<zt::ValueError>(overflow));
+  BOOST_CHECK_EXCEPTION((void)zt::AnyTensor(far).narrow(0, 1, 0), zt::ValueError, exactly<zt::ValueError>(overflow));
+}
+
+BOOST_AUTO_TEST_CASE(views_whose_element_count_overflows_are_refused) {
+  std::array<double, 1> one{};
+  const zt::Tensor<double, 1> x(one.data(), {1}, {1});
+  constexpr index_t p = index_t{1};
+  BOOST_CHECK_EXCEPTION((void)x.expand({p << 40}).unfold(0, p << 39, 1), zt::ValueError,
+                        exactly<zt::ValueError>("unfold(): shape (549755813889, 549755813888) has more than 2^63 "
+                                                "elements"));
+  BOOST_CHECK_EXCEPTION((void)zt::AnyTensor(x).expand({p << 40}).unfold(0, p << 39, 1), zt::ValueError,
+                        with_message<zt::ValueError>("unfold(): shape (549755813889, 549755813888)"));
+  BOOST_CHECK_EXCEPTION((void)x.expand<2>({p << 61, 1}).view<std::uint8_t>(), zt::ValueError,
+                        exactly<zt::ValueError>("view(dtype): shape (2305843009213693952, 8) has more than 2^63 "
+                                                "elements"));
+  BOOST_CHECK_EXCEPTION((void)zt::AnyTensor(x).expand({p << 61, 1}).view(zt::uint8), zt::ValueError,
+                        with_message<zt::ValueError>("view(dtype): shape (2305843009213693952, 8)"));
+  std::array<std::complex<float>, 1> z{};
+  const zt::Tensor<std::complex<float>, 1> complex(z.data(), {1}, {1});
+  BOOST_CHECK_EXCEPTION((void)complex.expand({p << 62}).view_as_real(), zt::ValueError,
+                        exactly<zt::ValueError>("view_as_real(): shape (4611686018427387904, 2) has more than 2^63 "
+                                                "elements"));
+  BOOST_CHECK_EXCEPTION((void)zt::AnyTensor(complex).expand({p << 62}).view_as_real(), zt::ValueError,
+                        with_message<zt::ValueError>("view_as_real(): shape (4611686018427387904, 2)"));
+  // An empty tensor takes any extents beside its 0, within the count its C-order strides allow.
+  const zt::AnyTensor empty = zt::AnyTensor(x).narrow(0, 0, 0);
+  BOOST_CHECK_EXCEPTION((void)empty.view({0, p << 32, p << 32}), zt::ValueError,
+                        exactly<zt::ValueError>("view(): shape (0, 4294967296, 4294967296) is empty, but its C-order "
+                                                "strides span more than 2^63 elements"));
+  BOOST_CHECK_EXCEPTION((void)empty.reshape({0, p << 32, p << 32}), zt::ValueError,
+                        with_message<zt::ValueError>("reshape(): shape (0, 4294967296, 4294967296) is empty"));
+  BOOST_CHECK_EXCEPTION((void)empty.unflatten(0, {p << 32, 0, p << 32}), zt::ValueError,
+                        with_message<zt::ValueError>("unflatten(): shape (4294967296, 0, 4294967296) is empty"));
+  BOOST_CHECK_EXCEPTION((void)x.narrow(0, 0, 0).view({0, p << 32, p << 32}), zt::ValueError,
+                        with_message<zt::ValueError>("view(): shape (0, 4294967296, 4294967296) is empty"));
+  BOOST_TEST(shape_of(empty.view({0, p << 31, p << 31}).shape()) == Shape({0, p << 31, p << 31}));
 }
 
 BOOST_AUTO_TEST_CASE(views_of_views_feed_eigen) {

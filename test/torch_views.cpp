@@ -266,14 +266,12 @@ class Chain {
       }
       case 10: return apply("t()", [&](const auto& x) { return x.t(); });
       case 11:
-        // PyTorch deprecates mT, mH and adjoint() of a 0-dim tensor (it returns the tensor and
-        // warns); the agreed API refuses them, as Tensor<T, 0> does at compile time.
-        if (rank == 0) return skip();
+        // A 0-dim tensor's mT, mH and adjoint() are the tensor itself (deprecated in PyTorch 2).
         return apply("mT()", [&](const auto& x) { return x.mT(); });
       case 12:
         // zerotensor has no lazy conjugation: for complex dtypes it refuses what PyTorch
         // does with a conjugate view (the documented difference), so only real dtypes compare.
-        if (zt::is_complex(p_.z.dtype()) || rank == 0) return skip();
+        if (zt::is_complex(p_.z.dtype())) return skip();
         return chance(50) ? apply("adjoint()", [&](const auto& x) { return x.adjoint(); })
                           : apply("mH()", [&](const auto& x) { return x.mH(); });
       case 13: return apply("squeeze()", [&](const auto& x) { return x.squeeze(); });
@@ -813,7 +811,7 @@ class TypedChain {
         if constexpr (R == zt::dynamic || R <= 2) return next("t()", t, a, [&](const auto& x) { return x.t(); }, steps);
         break;
       case 8:
-        if constexpr (R == zt::dynamic || R >= 2) return next("mT()", t, a, [&](const auto& x) { return x.mT(); }, steps);
+        if constexpr (R != 1) return next("mT()", t, a, [&](const auto& x) { return x.mT(); }, steps);
         break;
       case 9:
         if constexpr (R == zt::dynamic || R < 4)

@@ -347,10 +347,9 @@ class Tensor {
                                                 "mT() for the last two dimensions, transpose() for any two.");
     return derive<Rank>(rank(), [&](auto shape, auto strides) { detail::t_layout(shape_, strides_, shape, strides); });
   }
-  /// The last two dimensions swapped (rank 2 or more).
+  /// The last two dimensions swapped (rank 2 or more; a rank-0 tensor stays as it is).
   [[nodiscard]] Tensor mT() const {
-    static_assert(Rank == dynamic || Rank >= 2, "zt::Tensor::mT(): mT() swaps the last two dimensions of a tensor "
-                                                "of rank 2 or more.");
+    static_assert(Rank != 1, "zt::Tensor::mT(): mT() swaps the last two dimensions of a tensor of rank 2 or more.");
     return derive<Rank>(rank(), [&](auto shape, auto strides) {
       detail::matrix_transpose_layout("mT", shape_, strides_, shape, strides);
     });
@@ -360,8 +359,7 @@ class Tensor {
     static_assert(!detail::is_complex_element<value_type>,
                   "zt::Tensor::mH(): zerotensor has no lazy conjugation, so a complex tensor's conjugate transpose "
                   "is not a view; use mT() and conjugate a copy.");
-    static_assert(Rank == dynamic || Rank >= 2, "zt::Tensor::mH(): mH() swaps the last two dimensions of a tensor "
-                                                "of rank 2 or more.");
+    static_assert(Rank != 1, "zt::Tensor::mH(): mH() swaps the last two dimensions of a tensor of rank 2 or more.");
     return derive<Rank>(rank(), [&](auto shape, auto strides) {
       detail::matrix_transpose_layout("mH", shape_, strides_, shape, strides);
     });
@@ -370,8 +368,8 @@ class Tensor {
     static_assert(!detail::is_complex_element<value_type>,
                   "zt::Tensor::adjoint(): zerotensor has no lazy conjugation, so a complex tensor's conjugate "
                   "transpose is not a view; use mT() and conjugate a copy.");
-    static_assert(Rank == dynamic || Rank >= 2, "zt::Tensor::adjoint(): adjoint() swaps the last two dimensions of "
-                                                "a tensor of rank 2 or more.");
+    static_assert(Rank != 1, "zt::Tensor::adjoint(): adjoint() swaps the last two dimensions of a tensor of rank 2 "
+                             "or more.");
     return derive<Rank>(rank(), [&](auto shape, auto strides) {
       detail::matrix_transpose_layout("adjoint()", shape_, strides_, shape, strides);
     });
@@ -527,7 +525,9 @@ class Tensor {
       return detail::selected_layout(shape_, strides_, d, 0, shape, strides);
     });
     std::vector<Tensor<T, detail::rank_minus(Rank, 1)>> out(std::size_t(shape_[d]), first);
-    for (std::size_t i = 0; i < out.size(); ++i) out[i].data_ = data_ + detail::checked_mul(index_t(i), strides_[d]);
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i].data_ = static_cast<T*>(detail::element_address(data_, detail::checked_mul(index_t(i), strides_[d]),
+                                                             sizeof(T)));
     return out;
   }
 
@@ -583,7 +583,7 @@ class Tensor {
     if constexpr (std::is_void_v<decltype(layout(shape, strides))>)
       layout(shape, strides);
     else
-      view.data_ = reinterpret_cast<U*>(data_ + layout(shape, strides));
+      view.data_ = static_cast<U*>(detail::element_address(data_, layout(shape, strides), sizeof(T)));
     return view;
   }
   /// A view of rank `rank` whose extents are zero until derive() writes them: built in
@@ -608,8 +608,9 @@ class Tensor {
     for (std::size_t i = 0; i < split.count; ++i) {
       const detail::Piece piece = split[i];
       const detail::SizesOut shape(out[i].shape_.data(), rank()), strides(out[i].strides_.data(), rank());
-      out[i].data_ = data_ + detail::narrowed_layout(shape_, strides_, split.dim, piece.start, piece.length, shape,
-                                                     strides);
+      const index_t offset =
+          detail::narrowed_layout(shape_, strides_, split.dim, piece.start, piece.length, shape, strides);
+      out[i].data_ = static_cast<T*>(detail::element_address(data_, offset, sizeof(T)));
     }
     return out;
   }
