@@ -479,7 +479,7 @@ index_t as_strided_layout(Sizes shape, Sizes strides, Sizes sizes, Sizes new_str
 }
 
 void view_as_real_layout(Sizes shape, Sizes strides, DType from, SizesOut out_shape, SizesOut out_strides) {
-  if (from != DType::Complex64 && from != DType::Complex128)
+  if (!is_complex(from))
     throw TypeError(concat("view_as_real is only supported for complex tensors, but got a tensor of dtype ", from));
   for (std::size_t d = 0; d < shape.size(); ++d) {
     out_shape[d] = shape[d];
@@ -493,10 +493,10 @@ void view_as_real_layout(Sizes shape, Sizes strides, DType from, SizesOut out_sh
 
 void view_as_complex_layout(Sizes shape, Sizes strides, DType from, const void* address, SizesOut out_shape,
                             SizesOut out_strides) {
-  if (from != DType::Float32 && from != DType::Float64)
-    throw TypeError(concat("view_as_complex is only supported for float and double tensors, but got a tensor of "
-                           "dtype ",
-                           from));
+  const DType to = complex_dtype(from);
+  if (to == from)
+    throw TypeError(concat("view_as_complex is only supported for half, float and double tensors, but got a tensor "
+                           "of dtype ", from));
   if (shape.empty()) throw ValueError("Input tensor must have one or more dimensions");
   const std::size_t last = shape.size() - 1;
   if (shape[last] != 2) throw ValueError("Tensor must have a last dimension of size 2");
@@ -506,7 +506,6 @@ void view_as_complex_layout(Sizes shape, Sizes strides, DType from, const void* 
     out_shape[d] = shape[d];
     out_strides[d] = strides[d] / 2;
   }
-  const DType to = from == DType::Float32 ? DType::Complex64 : DType::Complex128;
   if (reinterpret_cast<std::uintptr_t>(address) % alignment(to) != 0)
     throw ValueError(concat("view_as_complex: the data address ", address, " must be aligned to ", alignment(to),
                             " bytes for ", to));

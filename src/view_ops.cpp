@@ -236,7 +236,7 @@ AnyTensor AnyTensor::view(DType dtype) const {
 }
 
 AnyTensor AnyTensor::view_as_real() const {
-  const DType part = dtype_ == complex128 ? float64 : float32;
+  const DType part = real_dtype(dtype_);
   const auto write = [&](SizesOut shape, SizesOut strides) {
     detail::view_as_real_layout(shape_.span(), strides_.span(), dtype_, shape, strides);
   };
@@ -244,7 +244,7 @@ AnyTensor AnyTensor::view_as_real() const {
 }
 
 AnyTensor AnyTensor::view_as_complex() const {
-  const DType whole = dtype_ == float64 ? complex128 : complex64;
+  const DType whole = complex_dtype(dtype_);
   const auto write = [&](SizesOut shape, SizesOut strides) {
     detail::view_as_complex_layout(shape_.span(), strides_.span(), dtype_, data_, shape, strides);
   };

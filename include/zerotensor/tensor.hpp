@@ -544,17 +544,18 @@ class Tensor {
   [[nodiscard]] auto view_as_real() const {
     static_assert(detail::is_complex_element<value_type>,
                   "zt::Tensor::view_as_real(): needs a complex element type.");
-    using Result = detail::same_constness_t<T, typename detail::real_part<value_type>::type>;
+    using Result = detail::same_constness_t<T, detail::real_part_t<value_type>>;
     return derive<detail::rank_plus(Rank, 1), Result>(rank() + 1, [&](auto shape, auto strides) {
       detail::view_as_real_layout(shape_, strides_, dtype(), shape, strides);
     });
   }
-  /// A float or double tensor whose last dimension has extent 2 as complex numbers.
+  /// A float16, float or double tensor whose last dimension has extent 2 as complex numbers
+  /// (complex32, complex64, complex128).
   [[nodiscard]] auto view_as_complex() const {
-    static_assert(std::is_same_v<value_type, float> || std::is_same_v<value_type, double>,
-                  "zt::Tensor::view_as_complex(): needs float or double elements.");
+    static_assert(complex_dtype(dtype_of<value_type>) != dtype_of<value_type>,
+                  "zt::Tensor::view_as_complex(): needs float16, float or double elements.");
     static_assert(Rank != 0, "zt::Tensor::view_as_complex(): needs a last dimension of extent 2.");
-    using Result = detail::same_constness_t<T, std::complex<value_type>>;
+    using Result = detail::same_constness_t<T, type_of<complex_dtype(dtype_of<value_type>)>>;
     return derive<detail::rank_minus(Rank, 1), Result>(rank() == 0 ? 0 : rank() - 1, [&](auto shape, auto strides) {
       detail::view_as_complex_layout(shape_, strides_, dtype(), data_, shape, strides);
     });
