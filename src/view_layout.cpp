@@ -351,12 +351,15 @@ void movedim_layout(Sizes shape, Sizes strides, Sizes sources, Sizes destination
     throw ValueError(concat("movedim: Invalid source or destination dims: source (", bracketed(sources),
                             " dims) should contain the same number of dims as destination (", bracketed(destinations),
                             " dims)"));
-  const std::vector<std::size_t> from = wrap_dims(sources, shape.size(), [&](std::size_t) {
-    throw ValueError(concat("movedim: repeated dim in `source` (", bracketed(sources), ")"));
-  });
-  const std::vector<std::size_t> to = wrap_dims(destinations, shape.size(), [&](std::size_t) {
+  // As PyTorch: both lists are wrapped (IndexError for a dim out of range) before either is
+  // checked for repeats.
+  bool source_repeats = false, destination_repeats = false;
+  const std::vector<std::size_t> from = wrap_dims(sources, shape.size(), [&](std::size_t) { source_repeats = true; });
+  const std::vector<std::size_t> to =
+      wrap_dims(destinations, shape.size(), [&](std::size_t) { destination_repeats = true; });
+  if (source_repeats) throw ValueError(concat("movedim: repeated dim in `source` (", bracketed(sources), ")"));
+  if (destination_repeats)
     throw ValueError(concat("movedim: repeated dim in `destination` (", bracketed(destinations), ")"));
-  });
   if (shape.empty()) {
     copy_layout(shape, strides, out_shape, out_strides);
     return;

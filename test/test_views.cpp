@@ -361,6 +361,8 @@ BOOST_AUTO_TEST_CASE(errors_have_pytorch_wording_and_kinds) {
                         exactly<zt::ValueError>("movedim: repeated dim in `source` ([0, 0])"));
   BOOST_CHECK_EXCEPTION((void)x.movedim({0, 1}, {1, -1}), zt::ValueError,
                         exactly<zt::ValueError>("movedim: repeated dim in `destination` ([1, -1])"));
+  // Both lists are wrapped before either is checked for repeats: a dim out of range wins.
+  BOOST_CHECK_THROW((void)x.movedim({0, -1, -1}, {-4, 0, 1}), zt::IndexError);
   BOOST_CHECK_EXCEPTION((void)x.unsqueeze(0).t(), zt::ValueError,
                         exactly<zt::ValueError>("t() expects a tensor with <= 2 dimensions, but self is 3D"));
   BOOST_CHECK_EXCEPTION((void)x[0].mT(), zt::ValueError,
