@@ -59,8 +59,7 @@ AnyTensor apply_options(AnyTensor tensor, const AsArrayOptions& options, Origin 
 AnyTensor asarray_buffer(Buffer buffer, const AsArrayOptions& options) {
   const DType dtype = options.dtype.value_or(default_dtype());
   const AsArrayOptions remaining{.dtype = std::nullopt, .device = options.device, .copy = options.copy};
-  const auto address = reinterpret_cast<std::uintptr_t>(buffer.data());
-  if (address % alignment(dtype) == 0) return apply_options(frombuffer(std::move(buffer), dtype), remaining, Origin::view);
+  if (is_aligned(buffer.data(), dtype)) return apply_options(frombuffer(std::move(buffer), dtype), remaining, Origin::view);
   // frombuffer's checks first, in its order; then the copy that alignment needs.
   if (!buffer.device().is_host_accessible()) throw_not_host_accessible("asarray", buffer.device());
   const index_t count = frombuffer_count(buffer.nbytes(), itemsize(dtype), {});

@@ -149,7 +149,7 @@ std::byte* first_element(const void* data, std::uint64_t byte_offset, std::span<
       throw ValueError(detail::concat("from_dlpack: shape ", detail::shape_string(shape), " with strides ",
                                       detail::shape_string(strides), " from address ",
                                       reinterpret_cast<void*>(start), " reaches outside the address space"));
-    if (start % alignment(dtype) != 0)
+    if (!is_aligned(reinterpret_cast<const void*>(start), dtype))
       throw ValueError(detail::concat("from_dlpack: the first element at ", reinterpret_cast<void*>(start),
                                       " (data ", data, " + byte_offset ", byte_offset, ") is not aligned to ",
                                       alignment(dtype), " bytes, the alignment of ", dtype));

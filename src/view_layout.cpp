@@ -509,7 +509,7 @@ void view_as_complex_layout(Sizes shape, Sizes strides, DType from, const void* 
     out_shape[d] = shape[d];
     out_strides[d] = strides[d] / 2;
   }
-  if (reinterpret_cast<std::uintptr_t>(address) % alignment(to) != 0)
+  if (!is_aligned(address, to))
     throw ValueError(concat("view_as_complex: the data address ", address, " must be aligned to ", alignment(to),
                             " bytes for ", to));
 }

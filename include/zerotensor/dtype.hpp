@@ -131,6 +131,11 @@ inline constexpr std::array<std::string_view, dtype_count> dtype_names = {
 /// Required address alignment of one element (alignof of its C++ type).
 [[nodiscard]] constexpr std::size_t alignment(DType dtype) { return detail::alignments[detail::table_index(dtype)]; }
 
+/// Whether `address` may hold an element of `dtype` (a power of two, as every alignof).
+[[nodiscard]] inline bool is_aligned(const void* address, DType dtype) {
+  return (reinterpret_cast<std::uintptr_t>(address) & (alignment(dtype) - 1)) == 0;
+}
+
 /// PyTorch's name without "torch.": "float32", "bool", "complex128", "float8_e4m3fn".
 [[nodiscard]] constexpr std::string_view name(DType dtype) { return detail::dtype_names[detail::table_index(dtype)]; }
 

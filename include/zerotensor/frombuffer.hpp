@@ -51,7 +51,7 @@ inline index_t frombuffer_count(std::size_t length, std::size_t itemsize, FromBu
 
 /// A typed view may start only at an address aligned for its element type.
 inline void check_alignment(const char* operation, const std::byte* start, index_t offset, DType dtype) {
-  if (reinterpret_cast<std::uintptr_t>(start) % alignment(dtype) != 0)
+  if (!is_aligned(start, dtype))
     throw_misaligned(operation, start, offset, dtype);
 }
 

@@ -394,8 +394,7 @@ inline void view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, 
   copy_layout(shape, strides, out_shape, out_strides);
   if (itemsize(from) != itemsize(to) || (to == DType::Bool && from != DType::Bool))
     view_dtype_resized_layout(shape, strides, from, to, address, out_shape, out_strides);
-  // Alignments are powers of two.
-  if ((reinterpret_cast<std::uintptr_t>(address) & (alignment(to) - 1)) != 0) [[unlikely]]
+  if (!is_aligned(address, to)) [[unlikely]]
     throw_view_dtype(shape, strides, from, to, address);
 }
 
