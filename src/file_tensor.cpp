@@ -1,8 +1,10 @@
 #include "file_tensor.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 
 #include "concat.hpp"
 #include "staged_transfer.hpp"
@@ -28,14 +30,80 @@ void copy_bytes(const std::byte* source, std::byte* destination, std::size_t len
     std::reverse_copy(source + at, source + at + swap_unit, destination + at);
 }
 
+template <class Unsigned>
+void negate_integers(std::span<std::byte> elements) {
+  for (std::size_t at = 0; at < elements.size(); at += sizeof(Unsigned)) {
+    Unsigned value;
+    std::memcpy(&value, elements.data() + at, sizeof value);
+    value = Unsigned(Unsigned(0) - value);
+    std::memcpy(elements.data() + at, &value, sizeof value);
+  }
+}
+
+/// Negates the parts `negate` names of whole elements in this machine's byte order (see Negation).
+void negate_parts(std::span<std::byte> elements, DType dtype, Negation negate) {
+  if (!negate.any()) return;
+  const std::size_t size = itemsize(dtype);
+  if (!is_floating_point(dtype) && !is_complex(dtype)) {
+    switch (size) {
+      case 1: return negate_integers<std::uint8_t>(elements);
+      case 2: return negate_integers<std::uint16_t>(elements);
+      case 4: return negate_integers<std::uint32_t>(elements);
+      default: return negate_integers<std::uint64_t>(elements);
+    }
+  }
+  const std::size_t part = is_complex(dtype) ? size / 2 : size;
+  const std::size_t sign = std::endian::native == std::endian::little ? part - 1 : 0;  // the byte of the sign bit
+  for (std::size_t at = 0; at < elements.size(); at += size) {
+    if (negate.real) elements[at + sign] ^= std::byte{0x80};
+    if (negate.imaginary) elements[at + part + sign] ^= std::byte{0x80};
+  }
+}
+
+/// Bytes [offset, offset + out.size()) of the stored elements at `source` as this machine
+/// reads them: each swap unit reversed (1: none), then the parts `negate` names negated. An
+/// upload's chunk may start or end inside an element: that element is made whole, then cut.
+void native_bytes(const std::byte* source, std::size_t offset, std::span<std::byte> out, DType dtype,
+                  std::size_t swap_unit, Negation negate) {
+  if (swap_unit <= 1 && !negate.any()) {
+    std::copy_n(source + offset, out.size(), out.data());
+    return;
+  }
+  const std::size_t size = itemsize(dtype);
+  for (std::size_t done = 0; done < out.size();) {
+    const std::size_t at = offset + done, within = at % size;
+    if (within == 0 && out.size() - done >= size) {  // the whole elements that follow
+      const std::size_t length = (out.size() - done) / size * size;
+      copy_bytes(source + at, out.data() + done, length, swap_unit);
+      negate_parts(out.subspan(done, length), dtype, negate);
+      done += length;
+    } else {  // an element cut by either end of `out`
+      std::array<std::byte, 16> element;
+      copy_bytes(source + at - within, element.data(), size, swap_unit);
+      negate_parts({element.data(), size}, dtype, negate);
+      const std::size_t length = std::min(size - within, out.size() - done);
+      std::copy_n(element.data() + within, length, out.data() + done);
+      done += length;
+    }
+  }
+}
+
 /// Whether the bytes must be reversed: only multi-byte elements have a byte order, and an
 /// empty tensor has no bytes.
 bool needs_byte_swap(const StoredTensor& stored, index_t count) {
   return stored.foreign_byte_order && byte_order_unit(stored.dtype) > 1 && count > 0;
 }
 
+/// What copy_reason says of a negation.
+std::string negated_parts(const StoredTensor& stored) {
+  if (!is_complex(stored.dtype)) return "values";
+  if (stored.negate.real && stored.negate.imaginary) return "real and imaginary parts";
+  return stored.negate.real ? "real parts" : "imaginary parts";
+}
+
 /// Why the stored bytes cannot be viewed in place; empty when they can.
 std::string copy_reason(const std::byte* source, const StoredTensor& stored, index_t count) {
+  if (stored.negate.any() && count > 0) return concat("needs a copy with its ", negated_parts(stored), " negated");
   if (needs_byte_swap(stored, count))
     return concat("is stored in the other byte order (", std::endian::native == std::endian::little ? "big" : "little",
                   "-endian) and needs a byte-swapped copy");
@@ -50,8 +118,9 @@ std::string copy_reason(const std::byte* source, const StoredTensor& stored, ind
 UploadPart upload_part(const std::byte* source, const StoredTensor& stored) {
   const index_t count = numel(stored.shape);
   const std::size_t swap_unit = needs_byte_swap(stored, count) ? byte_order_unit(stored.dtype) : 1;
-  const auto fill = [source, swap_unit](std::size_t offset, std::span<std::byte> staging) {
-    copy_bytes(source + offset, staging.data(), staging.size(), swap_unit);
+  const auto fill = [source, dtype = stored.dtype, swap_unit, negate = stored.negate](std::size_t offset,
+                                                                                     std::span<std::byte> staging) {
+    native_bytes(source, offset, staging, dtype, swap_unit, negate);
   };
   return {std::size_t(count) * itemsize(stored.dtype), fill};
 }
@@ -129,7 +198,8 @@ AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, 
     throw ValueError(concat(describe(), " ", reason, ", so it cannot share memory with the file (shared access)"));
 
   std::shared_ptr<std::byte> memory = allocate_bytes(length);
-  copy_bytes(source, memory.get(), length, needs_byte_swap(stored, count) ? byte_order_unit(stored.dtype) : 1);
+  native_bytes(source, 0, {memory.get(), length}, stored.dtype,
+               needs_byte_swap(stored, count) ? byte_order_unit(stored.dtype) : 1, stored.negate);
   std::byte* copy = memory.get();
   return make_view(stored.dtype, copy, stored.shape, stored.strides, std::move(memory), cpu, writable);
 }

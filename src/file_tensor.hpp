@@ -18,6 +18,17 @@
 
 namespace zt::detail {
 
+/// The parts of each element a copy negates, as torch.load resolves a tensor saved with its
+/// conjugate or negative bit: `real` the values (of a complex dtype, the real parts),
+/// `imaginary` the imaginary parts. Only integers of 8 to 64 bits, float16, bfloat16, float32,
+/// float64 and the complex dtypes are negated: floats by their sign bit, as torch does (-0.0 and
+/// NaN included), integers in two's complement (wrapping).
+struct Negation {
+  bool real = false;
+  bool imaginary = false;
+  [[nodiscard]] bool any() const noexcept { return real || imaginary; }
+};
+
 /// Where and how one tensor lies in a mapped file. The caller has validated that
 /// [offset, offset + numel * itemsize) lies inside the mapping and that the shape's byte
 /// count does not overflow; the bytes are dense in the order `strides` describe.
@@ -27,6 +38,7 @@ struct StoredTensor {
   DynamicExtents shape;
   DynamicExtents strides;      ///< in elements: C order, or Fortran order for .npy
   bool foreign_byte_order;     ///< stored in the byte order opposite to this machine's
+  Negation negate{};           ///< parts negated in the copy that this then needs
 };
 
 /// The text that starts every error message about a stored tensor ("<file>: tensor 'w'"),

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <charconv>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "concat.hpp"
@@ -77,6 +78,11 @@ bool foreign_byte_order(std::span<const std::byte> file, const Records& records,
   return (order == "little") != (std::endian::native == std::endian::little);
 }
 
+/// The most bytes of names, values and shapes (two 8-byte numbers a dimension) that the result
+/// of a data.pkl of `pickle_bytes` may hold. A file torch.save wrote needs a few per byte of
+/// its data.pkl; values shared through the memo can be named without bound.
+constexpr std::uint64_t max_output(std::uint64_t pickle_bytes) { return (64u << 20) + 64 * pickle_bytes; }
+
 /// Python's str() of a leaf; a float in its shortest round-trip form.
 std::string leaf_text(const PickleObject& leaf) {
   switch (leaf.kind) {
@@ -96,13 +102,15 @@ std::string leaf_text(const PickleObject& leaf) {
 class Loader {
  public:
   Loader(const Buffer& mapping, const PickleGraph& graph, const Records& records, std::string prefix,
-         bool foreign, const LoadOptions& options, std::string_view description, const Keep& keep)
+         bool foreign, const LoadOptions& options, std::string_view description, const Keep& keep,
+         std::uint64_t pickle_bytes)
       : mapping_(mapping), graph_(graph), records_(records), prefix_(std::move(prefix)), foreign_(foreign),
-        options_(options), description_(description), keep_(keep) {}
+        options_(options), description_(description), keep_(keep), pickle_bytes_(pickle_bytes),
+        output_limit_(max_output(pickle_bytes)) {}
 
   TorchFile load() {
     for (const PickleObject& object : graph_.objects) references_ += object.items.size();
-    visit(graph_.root, "", 0);
+    visit(graph_.root, 0);
     return std::move(file_);
   }
 
@@ -122,9 +130,11 @@ class Loader {
     return found->second;
   }
 
-  void visit(detail::ObjectId id, const std::string& name, std::size_t depth) {
+  /// Names the leaves under `id` below name_, the name of `id` (empty at the root), which
+  /// each container extends by its item's key and restores after it.
+  void visit(detail::ObjectId id, std::size_t depth) {
     if (depth > max_depth)
-      fail(description_, "values nest deeper than ", max_depth, " levels at '", name.substr(0, 96), "'");
+      fail(description_, "values nest deeper than ", max_depth, " levels at '", name_.substr(0, 96), "'");
     // Each value is named once per reference to it; containers shared by the memo could
     // otherwise multiply the names without bound.
     if (++visits_ > references_ + 1)
@@ -134,57 +144,106 @@ class Loader {
     switch (object.kind) {
       case PickleKind::list:
       case PickleKind::tuple:
-        for (std::size_t i = 0; i < object.items.size(); ++i) visit(object.items[i], join(name, concat(i)), depth + 1);
+        for (std::size_t i = 0; i < object.items.size(); ++i) visit_item(object.items[i], concat(i), depth);
         return;
       case PickleKind::dict:
-        for (std::size_t i = 0; i + 1 < object.items.size(); i += 2)
-          visit(object.items[i + 1], join(name, key_text(object.items[i], name)), depth + 1);
-        return;
-      case PickleKind::storage: return;
-      case PickleKind::tensor:
-        check_unused(name);
-        if (keep_ && !keep_(name)) {
-          left_out_.insert(name);
-        } else {
-          file_.tensors.emplace(name, tensor(graph_.tensors[std::size_t(object.integer)], name));
+        for (std::size_t i = 0; i + 1 < object.items.size(); i += 2) {
+          std::string number;  // the text of a key that is not a str or bytes
+          visit_item(object.items[i + 1], key_text(object.items[i], number), depth);
         }
         return;
-      default:
-        check_unused(name);
-        file_.values.emplace(name, leaf_text(object));
+      case PickleKind::storage: return;
+      case PickleKind::tensor: {
+        check_unused();
+        const detail::PickleTensor& tensor = graph_.tensors[std::size_t(object.integer)];
+        if (keep_ && !keep_(name_)) {
+          spend(name_.size());
+          left_out_.insert(name_);
+        } else {
+          spend(name_.size() + 2 * tensor.shape.size() * sizeof(index_t));
+          file_.tensors.emplace(name_, make_tensor(tensor));
+        }
+        return;
+      }
+      default: {
+        check_unused();
+        std::string text = leaf_text(object);
+        spend(name_.size() + text.size());
+        file_.values.emplace(name_, std::move(text));
+      }
     }
   }
 
-  static std::string join(const std::string& prefix, const std::string& name) {
-    return prefix.empty() ? name : prefix + "." + name;
+  /// visit(item) with name_ extended by "." and `key` ("key" at the root).
+  void visit_item(detail::ObjectId item, std::string_view key, std::size_t depth) {
+    const std::size_t length = name_.size();
+    // A name is spent at its leaf; one longer than what is left could never be.
+    if (length + 1 + key.size() > output_limit_ - spent_) refuse_output();
+    if (length != 0) name_ += '.';
+    name_ += key;
+    visit(item, depth + 1);
+    name_.resize(length);
   }
 
-  std::string key_text(detail::ObjectId key, const std::string& dict) const {
+  /// Counts `bytes` more of names, values and shapes in the result; ValueError past the limit.
+  void spend(std::uint64_t bytes) {
+    if (bytes > output_limit_ - spent_) refuse_output();
+    spent_ += bytes;
+  }
+
+  [[noreturn]] void refuse_output() const {
+    fail(description_, "names, values and shapes would take more than ", output_limit_,
+         " bytes (64 MiB and 64 per byte of the ", pickle_bytes_, " of data.pkl) at '", name_.substr(0, 96),
+         "': values shared through the memo, named again and again");
+  }
+
+  /// A dict key as its name: a str's or bytes' own text, else written into `text`.
+  std::string_view key_text(detail::ObjectId key, std::string& text) const {
     const PickleObject& object = graph_.objects[key];
     switch (object.kind) {
       case PickleKind::list: case PickleKind::tuple: case PickleKind::dict: case PickleKind::storage:
       case PickleKind::tensor:
-        fail(description_, "the dict '", dict.substr(0, 96), "' has a key that is not a str, int, float, bool or None");
-      default: return leaf_text(object);
+        fail(description_, "the dict '", name_.substr(0, 96), "' has a key that is not a str, int, float, bool or None");
+      case PickleKind::string: case PickleKind::bytes: return object.text;
+      default: return text = leaf_text(object);
     }
   }
 
-  void check_unused(const std::string& name) const {
-    if (file_.tensors.contains(name) || file_.values.contains(name) || left_out_.contains(name))
-      fail(description_, "two values are named '", name.substr(0, 96), "'");
+  void check_unused() const {
+    if (file_.tensors.contains(name_) || file_.values.contains(name_) || left_out_.contains(name_))
+      fail(description_, "two values are named '", name_.substr(0, 96), "'");
   }
 
-  AnyTensor tensor(const detail::PickleTensor& tensor, const std::string& name) {
+  /// What torch.load negates of the tensor's stored values: neg every part, conj the
+  /// imaginary ones, both the real ones.
+  static detail::Negation negation(const detail::PickleTensor& tensor) {
+    return {.real = tensor.neg, .imaginary = is_complex(tensor.dtype) && tensor.neg != tensor.conj};
+  }
+
+  /// " (saved with its conjugate bit)", or the negative bit, or both; empty without either.
+  static std::string bits_text(const detail::PickleTensor& tensor) {
+    if (!tensor.conj && !tensor.neg) return {};
+    const char* bits = tensor.conj && tensor.neg ? "conjugate and negative bits"
+                       : tensor.conj             ? "conjugate bit"
+                                                 : "negative bit";
+    return concat(" (saved with its ", bits, ")");
+  }
+
+  /// The tensor as a view of its storage's record, or of the copy that record needs (other
+  /// byte order, negated values); tensors of one storage and one copy share it.
+  AnyTensor make_tensor(const detail::PickleTensor& tensor) {
     const detail::ZipRecord& found = record(graph_.storages[tensor.storage]);
-    auto cached = storages_.find({found.offset, tensor.dtype});
+    const detail::Negation negate = negation(tensor);
+    const StorageKey key{found.offset, tensor.dtype, negate.real, negate.imaginary};
+    auto cached = storages_.find(key);
     if (cached == storages_.end()) {
       const index_t count = index_t(found.size / itemsize(tensor.dtype));
-      const detail::StoredTensor stored{found.offset, tensor.dtype, {count}, {1}, foreign_};
+      const detail::StoredTensor stored{found.offset, tensor.dtype, {count}, {1}, foreign_, negate};
       const auto describe = [&] {
-        return std::string(description_) + ": storage '" + graph_.storages[tensor.storage].key + "' of '" + name + "'";
+        return concat(description_, ": storage '", graph_.storages[tensor.storage].key, "' of '", name_, "'",
+                      bits_text(tensor));
       };
-      cached = storages_.emplace(std::pair(found.offset, tensor.dtype),
-                                 detail::load_stored_tensor(mapping_, stored, options_, describe)).first;
+      cached = storages_.emplace(key, detail::load_stored_tensor(mapping_, stored, options_, describe)).first;
     }
     const AnyTensor& bytes = cached->second;
     std::byte* data = static_cast<std::byte*>(const_cast<void*>(bytes.data_ptr())) +
@@ -192,6 +251,9 @@ class Loader {
     return detail::make_view(tensor.dtype, data, tensor.shape, tensor.strides, KeepAlive(bytes.owner()),
                              bytes.device(), bytes.is_writable());
   }
+
+  /// A storage's record by offset, as each dtype and negation views or copies it.
+  using StorageKey = std::tuple<std::uint64_t, DType, bool, bool>;
 
   const Buffer& mapping_;
   const PickleGraph& graph_;
@@ -203,8 +265,12 @@ class Loader {
   std::size_t references_ = 0;  // items of every list, tuple and dict
   std::size_t visits_ = 0;
   const Keep& keep_;
+  std::uint64_t pickle_bytes_;
+  std::uint64_t output_limit_;
+  std::uint64_t spent_ = 0;  // bytes of names, values and shapes in file_, see spend
+  std::string name_;         // the name of the value being visited
   std::set<std::string, std::less<>> left_out_;  // the tensors keep_ refused, for check_unused
-  std::map<std::pair<std::uint64_t, DType>, AnyTensor> storages_;  // by record offset: each viewed once per dtype
+  std::map<StorageKey, AnyTensor> storages_;     // each record viewed or copied once per StorageKey
   TorchFile file_;
 };
 
@@ -240,7 +306,7 @@ TorchFile detail::load_torch_selected(PathRef path, const LoadOptions& options, 
   const bool foreign = foreign_byte_order(file, records, prefix, description);
   const detail::ZipRecord& pickle = records.find(prefix + "data.pkl")->second;
   const PickleGraph graph = detail::read_torch_pickle(file.subspan(pickle.offset, pickle.size), description);
-  return Loader(mapping, graph, records, std::move(prefix), foreign, options, description, keep).load();
+  return Loader(mapping, graph, records, std::move(prefix), foreign, options, description, keep, pickle.size).load();
 }
 
 }  // namespace zt

@@ -38,9 +38,10 @@ constexpr std::string_view ordered_dict = "collections.OrderedDict", rebuild_v2 
                            rebuild_v3 = "torch._utils._rebuild_tensor_v3",
                            rebuild_parameter = "torch._utils._rebuild_parameter", torch_size = "torch.Size",
                            torch_device = "torch.device",
-                           restore_type_tag = "torch.jit._pickle.restore_type_tag";
-constexpr std::string_view callables[] = {ordered_dict, rebuild_v2,   rebuild_v3,      rebuild_parameter,
-                                          torch_size,   torch_device, restore_type_tag};
+                           restore_type_tag = "torch.jit._pickle.restore_type_tag",
+                           codecs_encode = "_codecs.encode";
+constexpr std::string_view callables[] = {ordered_dict, rebuild_v2,   rebuild_v3,       rebuild_parameter,
+                                          torch_size,   torch_device, restore_type_tag, codecs_encode};
 /// Dtypes PyTorch has and zerotensor has not.
 constexpr std::string_view unsupported_dtypes[] = {"qint8", "quint8", "qint32", "quint4x2", "quint2x4"};
 
@@ -79,7 +80,8 @@ constexpr std::string_view kind_name(PickleKind kind) {
 class PickleReader {
  public:
   PickleReader(std::span<const std::byte> pickle, std::string_view description)
-      : pickle_(pickle), description_(description), numel_context_(std::string(description) + ": data.pkl") {}
+      : pickle_(pickle), description_(description), numel_context_(std::string(description) + ": data.pkl"),
+        build_limit_(max_pickle_build(pickle.size())) {}
 
   PickleGraph read() {
     while (true) {
@@ -202,9 +204,18 @@ class PickleReader {
 
   PickleObject& object(ObjectId id) { return graph_.objects[id]; }
 
+  /// Counts `bytes` more held by the objects; ValueError past max_pickle_build.
+  void charge(std::uint64_t bytes) {
+    if (bytes > build_limit_ - built_)
+      fail_here("would make its objects hold more than ", build_limit_, " bytes (16 MiB and 32 per byte of the ",
+                pickle_.size(), " of data.pkl): values shared through the memo, built again and again");
+    built_ += bytes;
+  }
+
   ObjectId add(PickleObject value) {
     if (graph_.objects.size() == max_pickle_objects)
       fail_here("would make more than ", max_pickle_objects, " objects");
+    charge(value.items.size() * sizeof(ObjectId) + value.text.size());
     graph_.objects.push_back(std::move(value));
     return ObjectId(graph_.objects.size() - 1);
   }
@@ -264,14 +275,16 @@ class PickleReader {
   }
 
   void append(const std::vector<ObjectId>& items) {
-    auto& list = object(top(PickleKind::list)).items;
-    list.insert(list.end(), items.begin(), items.end());
+    const ObjectId list = top(PickleKind::list);
+    charge(items.size() * sizeof(ObjectId));
+    object(list).items.insert(object(list).items.end(), items.begin(), items.end());
   }
 
   void set_items(const std::vector<ObjectId>& items) {
     if (items.size() % 2 != 0) fail_here("has a key without a value");
-    auto& dict = object(top(PickleKind::dict)).items;
-    dict.insert(dict.end(), items.begin(), items.end());
+    const ObjectId dict = top(PickleKind::dict);
+    charge(items.size() * sizeof(ObjectId));
+    object(dict).items.insert(object(dict).items.end(), items.begin(), items.end());
   }
 
   void long_integer(std::uint64_t length) {
@@ -347,6 +360,8 @@ class PickleReader {
       expect_arguments(global, args, 2, 2);
       expect(global, args[1], PickleKind::string, "type");
       push(args[0]);
+    } else if (global == codecs_encode) {
+      push(latin1_bytes(args));
     } else if (global == rebuild_parameter) {
       expect_arguments(global, args, 3, 3);
       expect(global, args[0], PickleKind::tensor, "data");
@@ -370,7 +385,8 @@ class PickleReader {
     return object(id);
   }
 
-  std::vector<ObjectId> integers(std::string_view global, ObjectId id, std::string_view argument) {
+  /// The items of the tuple `id`, checked to be ints; valid until the next object is added.
+  const std::vector<ObjectId>& integers(std::string_view global, ObjectId id, std::string_view argument) {
     for (ObjectId item : expect(global, id, PickleKind::tuple, argument).items) {
       if (object(item).kind != PickleKind::integer)
         fail_here("calls ", global, " with a ", argument, " that holds a ", kind_name(object(item).kind));
@@ -379,6 +395,7 @@ class PickleReader {
   }
 
   DynamicExtents extents(const std::vector<ObjectId>& integers) {
+    charge(integers.size() * sizeof(index_t));
     DynamicExtents result(integers.size(), 0);
     for (std::size_t i = 0; i < integers.size(); ++i) result[i] = object(integers[i]).integer;
     return result;
@@ -413,9 +430,65 @@ class PickleReader {
       if (!storage.dtype) fail_here("calls ", global, " with a torch.UntypedStorage, which has no dtype");
       tensor.dtype = *storage.dtype;
     }
+    if (const std::size_t metadata = v3 ? 7 : 6; args.size() > metadata) read_bits(global, args[metadata], tensor);
     check_inside(global, storage, tensor);
     graph_.tensors.push_back(std::move(tensor));
     return add({PickleKind::tensor, std::int64_t(graph_.tensors.size() - 1)});
+  }
+
+  /// The metadata argument: None, or a dict of the tensor's bits, 'conj' and 'neg', each True
+  /// or False. torch refuses the conjugate bit of a tensor that is not complex, and cannot
+  /// negate bool, uint16 to uint64, the 8-bit and the packed floats.
+  void read_bits(std::string_view global, ObjectId metadata, PickleTensor& tensor) {
+    const PickleObject& bits = object(metadata);
+    if (bits.kind == PickleKind::none) return;
+    if (bits.kind != PickleKind::dict)
+      fail_here("calls ", global, " with a ", kind_name(bits.kind), " as metadata; it must be a dict");
+    bool has_conj = false;
+    for (std::size_t i = 0; i + 1 < bits.items.size(); i += 2) {
+      const PickleObject& key = object(bits.items[i]);
+      const PickleObject& value = object(bits.items[i + 1]);
+      const bool is_string = key.kind == PickleKind::string;
+      if (!is_string || (key.text != "conj" && key.text != "neg"))
+        fail_here("calls ", global, " with metadata ",
+                  is_string ? concat("'", key.text.substr(0, 48), "'") : concat("keyed by a ", kind_name(key.kind)),
+                  "; it holds only 'conj' and 'neg'");
+      if (value.kind != PickleKind::boolean)
+        fail_here("calls ", global, " with metadata '", key.text, "' of type ", kind_name(value.kind),
+                  "; it must be True or False");
+      has_conj |= key.text == "conj";
+      (key.text == "conj" ? tensor.conj : tensor.neg) = value.integer != 0;
+    }
+    if (has_conj && !is_complex(tensor.dtype))
+      fail_here("calls ", global, " with the conjugate bit for a ", tensor.dtype,
+                " tensor; only complex tensors have one");
+    const bool negatable = is_signed_integer(tensor.dtype) || tensor.dtype == uint8 || is_complex(tensor.dtype) ||
+                           (is_floating_point(tensor.dtype) && !is_float8(tensor.dtype) && !is_packed(tensor.dtype));
+    if (tensor.neg && !negatable)
+      fail_here("calls ", global, " with the negative bit for a ", tensor.dtype,
+                " tensor, whose values torch cannot negate");
+  }
+
+  /// _codecs.encode(str, 'latin1'), which is how protocol 2 pickles bytes: the bytes whose
+  /// values are the str's code points, each below 256.
+  ObjectId latin1_bytes(const std::vector<ObjectId>& args) {
+    expect_arguments(codecs_encode, args, 2, 2);
+    const std::string& text = expect(codecs_encode, args[0], PickleKind::string, "str").text;
+    const std::string& encoding = expect(codecs_encode, args[1], PickleKind::string, "encoding").text;
+    if (encoding != "latin1")
+      fail_here("calls ", codecs_encode, " with encoding '", encoding.substr(0, 32),
+                "'; torch.save writes bytes as _codecs.encode(str, 'latin1')");
+    std::string bytes;
+    for (std::size_t at = 0; at < text.size(); ++at) {
+      const auto lead = static_cast<unsigned char>(text[at]);
+      const auto next = at + 1 < text.size() ? static_cast<unsigned char>(text[at + 1]) : 0u;
+      if (lead >= 0x80 && ((lead != 0xC2 && lead != 0xC3) || (next & 0xC0) != 0x80))
+        fail_here("calls ", codecs_encode, " with a str whose byte ", at, " (0x", std::hex, unsigned(lead), std::dec,
+                  ") starts no UTF-8 character below U+0100, which latin1 cannot encode");
+      bytes += lead < 0x80 ? char(lead) : char(((lead & 0x1F) << 6) | (next & 0x3F));
+      at += lead < 0x80 ? 0 : 1;
+    }
+    return add({PickleKind::bytes, 0, 0, std::move(bytes)});
   }
 
   /// Every element the tensor reaches lies inside its storage (overflow-checked).
@@ -467,6 +540,7 @@ class PickleReader {
         !is(3, PickleKind::string) || !is(4, PickleKind::integer))
       fail_here("needs ('storage', storage class, key, location, numel)");
     const std::string& storage_class = object(tuple.items[1]).text;
+    charge(object(tuple.items[2]).text.size());
     PickleStorage storage{object(tuple.items[2]).text, storage_global(storage_class),
                           object(tuple.items[4]).integer};
     if (!storage.dtype && !is_untyped_storage(storage_class))
@@ -486,6 +560,8 @@ class PickleReader {
   std::vector<ObjectId> stack_;
   std::vector<std::size_t> marks_;
   std::unordered_map<std::uint64_t, ObjectId> memo_;
+  std::uint64_t build_limit_;
+  std::uint64_t built_ = 0;  // bytes held by the objects, see charge
 };
 
 }  // namespace

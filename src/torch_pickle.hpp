@@ -3,7 +3,8 @@
 // the handful a weights file names (torch_load.hpp lists them), each turned into a value
 // zerotensor defines. Everything from the file is bounded: opcode arguments by the bytes
 // that remain, memo indices by the memo, the stack, MARK nesting and the object count by
-// fixed limits, shapes and strides by overflow-checked arithmetic against their storage.
+// fixed limits, what the objects hold by max_pickle_build, shapes and strides by
+// overflow-checked arithmetic against their storage.
 #pragma once
 
 #include <cstddef>
@@ -49,6 +50,12 @@ struct PickleTensor {
   std::int64_t offset;  ///< in elements of dtype
   DynamicExtents shape;
   DynamicExtents strides;
+  /// The bits of the metadata dict ({'conj': True}, {'neg': True}), with which torch.save
+  /// records tensor.conj() and views such as tensor.conj().imag over unchanged bytes:
+  /// torch.load's values are the stored ones with the imaginary parts (conj) or every value
+  /// (neg) negated. Set only for the dtypes torch resolves them for.
+  bool conj = false;
+  bool neg = false;
 };
 
 struct PickleGraph {
@@ -62,6 +69,12 @@ struct PickleGraph {
 inline constexpr std::size_t max_pickle_objects = 10'000'000;
 inline constexpr std::size_t max_pickle_stack = 1'000'000;
 inline constexpr std::size_t max_pickle_marks = 1'000;
+/// The most bytes the objects of a data.pkl of `pickle_bytes` bytes may hold: the entries of
+/// lists, tuples and dicts (4 bytes each), the shapes and strides of tensors (8 bytes a
+/// dimension) and text. A file torch.save wrote holds fewer than 8 per byte of its data.pkl;
+/// values shared through the memo (torch.Size of one tuple, reduced again and again) can make
+/// a few bytes build without bound.
+constexpr std::uint64_t max_pickle_build(std::uint64_t pickle_bytes) { return (16u << 20) + 32 * pickle_bytes; }
 
 /// Reads `pickle`. ValueError, after `description`, naming the opcode, its byte offset and
 /// the global where one is involved, for anything but what a weights file holds.

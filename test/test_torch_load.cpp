@@ -2,6 +2,8 @@
 // make_fixtures.py, which also wrote expected.json from torch.load of each), files PyTorch
 // refuses or cannot be read as weights (legacy format, TorchScript, float8), and the table of
 // malicious files under test/data/torch/malicious: each a ValueError with its exact message.
+// Among those, files of a few hundred KB that name or build gigabytes through values shared by
+// the memo are refused before they allocate more than a bounded multiple of their size.
 #include <boost/test/unit_test.hpp>
 
 #include <complex>
@@ -55,6 +57,23 @@ std::vector<std::complex<double>> elements(const zt::AnyTensor& tensor) {
   return {first, first + converted.numel()};
 }
 
+std::string hex(const void* data, std::size_t size) {
+  constexpr char digits[] = "0123456789abcdef";
+  std::string text;
+  for (std::size_t i = 0; i < size; ++i) {
+    const auto byte = static_cast<const unsigned char*>(data)[i];
+    text += digits[byte >> 4];
+    text += digits[byte & 15];
+  }
+  return text;
+}
+
+/// The bytes of every element, in C order, as hex: what torch.load's values hold, bit for bit.
+std::string element_bytes(const zt::AnyTensor& tensor) {
+  const zt::AnyTensor packed = tensor.is_contiguous() ? tensor : tensor.clone();
+  return hex(packed.data_ptr(), std::size_t(packed.numel()) * packed.itemsize());
+}
+
 zt::DynamicExtents extents(const nlohmann::json& list) {
   const auto values = list.get<std::vector<zt::index_t>>();
   return zt::DynamicExtents(std::span<const zt::index_t>(values));
@@ -66,6 +85,8 @@ void check_tensor(const std::string& name, const zt::AnyTensor& tensor, const nl
     BOOST_TEST(tensor.shape() == extents(want["shape"]));
     BOOST_TEST(tensor.strides() == extents(want["strides"]));
     BOOST_TEST(!tensor.is_writable());
+    BOOST_TEST(element_bytes(tensor) == want["bytes"].get<std::string>());
+    if (want["values"].is_null()) return;  // NaN or infinity, which JSON cannot hold: the bytes are checked
     const auto values = elements(tensor);
     BOOST_REQUIRE(values.size() == want["values"].size());
     for (std::size_t i = 0; i < values.size(); ++i) {
@@ -106,6 +127,8 @@ void check_against_torch(const std::string& name, const zt::TorchFile& file, con
       const std::string& text = file.values.at(value_name);
       if (value_want.is_number())
         BOOST_TEST(std::stod(text) == value_want.get<double>(), value_name << ": " << text);
+      else if (value_want.is_object())  // bytes, as hex
+        BOOST_TEST(hex(text.data(), text.size()) == value_want["bytes"].get<std::string>(), value_name);
       else
         BOOST_TEST(text == value_want.get<std::string>(), value_name);
     }
@@ -118,10 +141,46 @@ BOOST_AUTO_TEST_SUITE(load_torch_conformance)
 
 BOOST_AUTO_TEST_CASE(every_file_torch_save_wrote_loads_as_torch_load_reads_it) {
   for (const auto& [name, want] : expected().items()) {
-    // copy = false: every tensor is a view of the mapped file.
-    check_against_torch(name, zt::load_torch(fixture(name), {.copy = false}), want);
+    // copy = false: every tensor is a view of the mapped file, but for the negated ones of conjugate.pt.
+    const zt::LoadOptions options = name == "conjugate" ? zt::LoadOptions{} : zt::LoadOptions{.copy = false};
+    check_against_torch(name, zt::load_torch(fixture(name), options), want);
   }
-  BOOST_TEST(expected().size() == 14u);
+  BOOST_TEST(expected().size() == 17u);
+}
+
+BOOST_AUTO_TEST_CASE(tensors_saved_with_their_conjugate_or_negative_bit_load_as_negated_copies) {
+  // make_fixtures.py conjugate(): "plain" is z, "conj" z.t().conj() and "conj_row" z.conj()[1]
+  // (one storage: the first conjugated view makes the copy both share), "neg" x.conj().imag.
+  // The conformance test above checks every value, bit for bit, with no copy option.
+  const auto path = fixture("conjugate");
+  check_against_torch("conjugate", zt::load_torch(path, {.copy = true}), expected()["conjugate"]);
+  const zt::TorchFile writable = zt::load_torch(path, {.access = zt::MapAccess::copy_on_write});
+  BOOST_TEST(writable.at("conj").is_writable());
+  BOOST_TEST((writable.at("conj").as<const std::complex<float>, 2>()(0, 1) == std::complex<float>(1.5f, -2.0f)));
+  BOOST_TEST((writable.at("neg").as<const float, 1>()(2) == 2.0f));
+
+  // The first tensor with a bit is "conj": "plain" is viewed in place.
+  BOOST_CHECK_EXCEPTION((void)zt::load_torch(path, {.copy = false}), zt::ValueError, [&](const zt::ValueError& e) {
+    return message_has(e, prefix(path) + "storage '0' of 'conj' (saved with its conjugate bit) needs a copy with "
+                                         "its imaginary parts negated, but copy = false");
+  });
+  BOOST_CHECK_EXCEPTION((void)zt::load_torch(path, {.access = zt::MapAccess::shared}), zt::ValueError,
+                        [&](const zt::ValueError& e) {
+                          return message_has(e, prefix(path) + "storage '0' of 'conj' (saved with its conjugate bit) "
+                                                               "needs a copy with its imaginary parts negated, so it "
+                                                               "cannot share memory with the file (shared access)");
+                        });
+}
+
+BOOST_AUTO_TEST_CASE(bytes_load_as_their_own_bytes_whichever_protocol_pickled_them) {
+  // Protocol 2 writes b"\x00\x01abc\xff" as _codecs.encode("\x00\x01abc\xff", "latin1"), protocol 4 as BINBYTES.
+  for (const char* name : {"bytes", "bytes_protocol4"}) {
+    BOOST_TEST_CONTEXT(name) {
+      const zt::TorchFile file = zt::load_torch(fixture(name));
+      BOOST_TEST(file.values.at("blob") == std::string("\x00\x01" "abc\xff", 6));
+      BOOST_TEST(elements(file.at("w"))[1] == std::complex<double>(1, 0));
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(big_endian_storages_load_as_byte_swapped_copies) {
@@ -247,11 +306,54 @@ BOOST_AUTO_TEST_CASE(each_is_a_value_error_with_its_message) {
       {"long_memo_index", "data.pkl: LONG_BINGET at byte 8 reads memo index 4294967294, which was never set"},
       {"truncated_string", "data.pkl: BINUNICODE at byte 2 needs 2147483647 bytes, but data.pkl has 3 left"},
       {"no_stop", "data.pkl ends at byte 3 without a STOP opcode"},
+      {"metadata_unknown_key",
+       "data.pkl: REDUCE at byte 158 calls torch._utils._rebuild_tensor_v2 with metadata 'foo'; it holds only 'conj' "
+       "and 'neg'"},
+      {"metadata_not_bool",
+       "data.pkl: REDUCE at byte 159 calls torch._utils._rebuild_tensor_v2 with metadata 'neg' of type int; it must "
+       "be True or False"},
+      {"conj_of_float",
+       "data.pkl: REDUCE at byte 159 calls torch._utils._rebuild_tensor_v2 with the conjugate bit for a float32 "
+       "tensor; only complex tensors have one"},
+      {"neg_of_bool",
+       "data.pkl: REDUCE at byte 157 calls torch._utils._rebuild_tensor_v2 with the negative bit for a bool tensor, "
+       "whose values torch cannot negate"},
+      {"bytes_not_latin1",
+       "data.pkl: REDUCE at byte 36 calls _codecs.encode with encoding 'utf8'; torch.save writes bytes as "
+       "_codecs.encode(str, 'latin1')"},
+      {"bytes_beyond_latin1",
+       "data.pkl: REDUCE at byte 39 calls _codecs.encode with a str whose byte 2 (0xc4) starts no UTF-8 character "
+       "below U+0100, which latin1 cannot encode"},
   };
   for (const auto& [name, message] : table) {
     BOOST_TEST_CONTEXT(name) {
       const auto path = data_file(std::string("torch/malicious/") + name + ".pt");
       check_refused(path, message);
+    }
+  }
+}
+
+// Each of these few-hundred-KB files would make the old reader allocate gigabytes (make_fixtures.py
+// says how): one str key under 990 nested dicts (a 99 MB name, and every prefix of it held at
+// once), one 64 KiB str named 60,000 times, torch.Size reduced 10,000 times from one tuple of
+// 50,000 ints, 20,000 tensors sharing one argument tuple of rank 20,000. Each stops at its limit,
+// a multiple of its data.pkl's size (torch_load.hpp).
+BOOST_AUTO_TEST_CASE(values_shared_through_the_memo_are_refused_before_they_cost_gigabytes) {
+  const std::string named = "': values shared through the memo, named again and again";
+  const std::string built = ": values shared through the memo, built again and again";
+  const std::pair<const char*, std::string> table[] = {
+      {"nested_under_one_key", "names, values and shapes would take more than 73762880 bytes (64 MiB and 64 per "
+                               "byte of the 103969 of data.pkl) at '" + std::string(96, 'k') + named},
+      {"one_string_named_many_times", "names, values and shapes would take more than 78983872 bytes (64 MiB and 64 "
+                                      "per byte of the 185547 of data.pkl) at '1205" + named},
+      {"sizes_of_one_tuple", "data.pkl: REDUCE at byte 100673 would make its objects hold more than 21897888 bytes "
+                             "(16 MiB and 32 per byte of the 160021 of data.pkl)" + built},
+      {"tensors_of_one_shape", "data.pkl: REDUCE at byte 80454 would make its objects hold more than 22540640 bytes "
+                               "(16 MiB and 32 per byte of the 180107 of data.pkl)" + built},
+  };
+  for (const auto& [name, message] : table) {
+    BOOST_TEST_CONTEXT(name) {
+      check_refused(data_file(std::string("torch/malicious/") + name + ".pt"), message);
     }
   }
 }

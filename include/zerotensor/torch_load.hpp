@@ -11,8 +11,12 @@
 //   state_dict's OrderedDict, dropped) and BINPERSID;
 // - the globals collections.OrderedDict, torch._utils._rebuild_tensor_v2, _rebuild_tensor_v3,
 //   _rebuild_parameter, torch.Size, torch.device, torch.jit._pickle.restore_type_tag (with
-//   which libtorch's torch::pickle_save tags a value: the value), the typed storage classes
-//   (torch.FloatStorage ...), torch.storage.UntypedStorage and the dtypes (torch.float32 ...);
+//   which libtorch's torch::pickle_save tags a value: the value), _codecs.encode(str,
+//   'latin1') (how protocol 2 writes bytes: the bytes of the str's code points, each below
+//   256), the typed storage classes (torch.FloatStorage ...), torch.storage.UntypedStorage
+//   and the dtypes (torch.float32 ...);
+// - the metadata dict of _rebuild_tensor_v2 / _v3 holding only 'conj' and 'neg', each True or
+//   False (see "Conjugate and negative bits" below);
 // - persistent ids ('storage', storage class, key, location, numel), numel agreeing with the
 //   size of the record data/<key>.
 // Anything else (a pickled nn.Module or custom class, another global, INST / OBJ / NEWOBJ /
@@ -22,7 +26,16 @@
 // record, tensors reaching outside their storage, more than 10,000,000 objects, a stack of
 // more than 1,000,000 entries, MARKs nested deeper than 1,000, values nested deeper than
 // 1,000 levels or reached more often than the file references them (containers shared
-// through the memo), and dtypes zerotensor does not have (float8, complex32, quantized).
+// through the memo), and dtypes zerotensor does not have (quantized). Two more limits stop a
+// small file from costing gigabytes through values shared by the memo (one tuple reduced to
+// torch.Size again and again, one long str named under many keys); each is a multiple of
+// data.pkl's size, which what torch.save writes stays far below (about 1.5x, in state dicts
+// of tens of thousands of tensors):
+// - what data.pkl builds: the entries of its lists, tuples and dicts (4 bytes each), the
+//   shapes and strides of its tensors (8 bytes a dimension) and its text, at most 16 MiB
+//   and 32 bytes per byte of data.pkl;
+// - what it flattens into: the names, the values' text and the tensors' shapes and strides
+//   (16 bytes a dimension) of the result, at most 64 MiB and 64 bytes per byte of data.pkl.
 //
 // What it returns. The saved object is flattened into names: a dict's keys joined with "."
 // (a training checkpoint's "model.layer.weight"), list and tuple items by index ("0", "1"),
@@ -39,6 +52,20 @@
 //
 // Byte order: a file whose byteorder record says "big" is loaded as byte-swapped copies (a
 // ValueError when options.copy is false), as load_safetensors treats foreign byte order.
+//
+// Conjugate and negative bits: torch.save writes tensor.conj() and views such as
+// x.conj().imag as their storage's bytes, unchanged, and a bit in the metadata ({'conj': True},
+// {'neg': True}) that torch.load applies. load_torch applies it to a copy of the storage, as
+// it swaps a foreign byte order (a ValueError when options.copy is false or the access is
+// shared; on options.device the copy is made there): conj negates the imaginary parts, neg
+// every value, both the real parts; floats by their sign bit (-0.0 becomes 0.0, NaN changes
+// sign), integers wrapping (int8 -128 stays -128), as torch does for conj and for the real
+// dtypes but bfloat16. (torch's vectorized kernels negate complex values as 0 - x, making
+// +0.0 of either zero and keeping NaN's sign, and give bfloat16 NaN as 0x7FC0, where its
+// scalar ones flip the sign: their bits depend on the element's place.) The views of one storage
+// with the same bits share their copy. Like torch, the conjugate bit of a tensor that is not
+// complex is refused, and so is the negative bit of a dtype torch cannot negate (bool,
+// uint16 to uint64, the 8-bit and packed floats).
 // A sharded checkpoint (pytorch_model.bin.index.json) is read by loading each shard with
 // load_torch.
 #pragma once

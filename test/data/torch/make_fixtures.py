@@ -77,6 +77,32 @@ def checkpoint():
             "history": [0.5, 0.25, -1e-05, 100000.0], "counters": {-3: 2**40, 2: -2**40, "big": 2**63 - 1}}
 
 
+def conjugate():
+    """Tensors saved with their conjugate or negative bit (torch.load negates them), values
+    chosen for their signs: zeros of both signs, the most negative integers, NaN and infinity.
+    Not zeros or NaN for the negated complex ("both"): torch's vectorized kernel computes
+    0 - x there (+0.0 from either zero, NaN keeps its sign), its scalar one -x, so its bits
+    depend on the element's place; load_torch flips the sign bit, as for every other float."""
+    z = torch.complex(torch.tensor([0.0, -0.0, 1.5, -2.5]), torch.tensor([-0.0, 0.0, 2.0, -3.0])).reshape(2, 2)
+    view = torch.complex(torch.arange(3.0), -torch.arange(3.0))
+    both = torch.complex(torch.tensor([1.5, -0.5, float("inf"), 3.0], dtype=torch.float64),
+                         torch.tensor([-2.0, 4.0, -1.0, float("-inf")], dtype=torch.float64))
+    half = torch.tensor([1 + 2j, -0.5 + 0j], dtype=torch.complex64).to(torch.complex32)
+    return {"plain": z, "conj": z.t().conj(), "conj_row": z.conj()[1], "neg": view.conj().imag,
+            "both": torch._neg_view(both.conj()), "complex32": half.conj(),
+            "int8": torch._neg_view(torch.tensor([0, 1, -128, 127], dtype=torch.int8)),
+            "uint8": torch._neg_view(torch.tensor([0, 1, 255], dtype=torch.uint8)),
+            "int64": torch._neg_view(torch.tensor([0, -1, -2**63], dtype=torch.int64)),
+            "float16": torch._neg_view(torch.tensor([0.0, -1.0, 65504.0], dtype=torch.float16)),
+            "bfloat16": torch._neg_view(torch.tensor([0.0, -0.0, 3.0], dtype=torch.bfloat16)),
+            "float64": torch._neg_view(torch.tensor([float("nan"), -float("inf"), 0.0], dtype=torch.float64))}
+
+
+def blob():
+    """bytes: protocol 2 pickles them as _codecs.encode(str, 'latin1'), later ones as BINBYTES."""
+    return {"blob": b"\x00\x01abc\xff", "w": torch.ones(2)}
+
+
 def scalars():
     return {"scalar": torch.tensor(3.5), "count": torch.tensor(5), "empty": torch.empty(0, 3),
             "empty_slice": torch.arange(6.0)[4:4]}
@@ -96,8 +122,11 @@ SAVED = {
     "parameter": lambda: torch.nn.Parameter(torch.arange(4.0)),
     "checkpoint_protocol4": checkpoint,  # FRAME, SHORT_BINUNICODE, STACK_GLOBAL, MEMOIZE
     "checkpoint_protocol5": checkpoint,
+    "conjugate": conjugate,
+    "bytes": blob,
+    "bytes_protocol4": blob,
 }
-PROTOCOLS = {"checkpoint_protocol4": 4, "checkpoint_protocol5": 5}
+PROTOCOLS = {"checkpoint_protocol4": 4, "checkpoint_protocol5": 5, "bytes_protocol4": 4}
 
 # ---------------------------------------------------------------- expected values
 
@@ -115,17 +144,31 @@ def flatten(value, name, tensors, values):
             flatten(item, join(index), tensors, values)
     elif isinstance(value, float):
         values[name] = value
+    elif isinstance(value, bytes):
+        values[name] = {"bytes": value.hex()}
     else:
         values[name] = str(value)
 
 
 def elements(tensor):
-    flat = tensor.detach().flatten()
+    """The values torch.load gives, None where one is not finite (JSON has no NaN)."""
+    flat = tensor.detach().resolve_conj().resolve_neg().flatten()
+    if flat.dtype == torch.complex32:
+        flat = flat.to(torch.complex64)
+    if flat.is_floating_point() or flat.is_complex():
+        if not bool(torch.isfinite(flat).all()):
+            return None
     if flat.dtype.is_complex:
         return [[z.real, z.imag] for z in flat.tolist()]
     if flat.dtype in (torch.uint16, torch.uint32, torch.uint64):
         flat = flat.to(torch.int64)
     return flat.tolist()
+
+
+def element_bytes(tensor):
+    """The bytes of the values torch.load gives, in C order, as hex."""
+    values = tensor.detach().resolve_conj().resolve_neg().clone(memory_format=torch.contiguous_format)
+    return bytes(values.untyped_storage()).hex()
 
 
 def expected(path, mmap=True, weights_only=True):
@@ -135,11 +178,13 @@ def expected(path, mmap=True, weights_only=True):
     storages = {}
     out = {"tensors": {}, "values": values}
     for name, tensor in tensors.items():
-        storage = storages.setdefault(tensor.untyped_storage().data_ptr(), len(storages))
+        # load_torch makes one copy of a storage per negation: tensors share it only if their bits agree.
+        storage = storages.setdefault((tensor.untyped_storage().data_ptr(), tensor.is_conj(), tensor.is_neg()),
+                                      len(storages))
         out["tensors"][name] = {"dtype": str(tensor.dtype)[len("torch."):], "shape": list(tensor.shape),
                                 "strides": list(tensor.stride()), "storage": storage,
                                 "offset": tensor.storage_offset(),
-                                "values": elements(tensor)}
+                                "values": elements(tensor), "bytes": element_bytes(tensor)}
     return out
 
 
@@ -240,10 +285,46 @@ def storage_id(key, numel, storage_class=b"FloatStorage"):
         b"J" + struct.pack("<i", numel) + b"tQ"
 
 
-def rebuild(storage, offset, size, stride):
+def rebuild(storage, offset, size, stride, metadata=b""):
     ints = lambda values: b"(" + b"".join(b"J" + struct.pack("<i", v) for v in values) + b"t"
     return b"ctorch._utils\n_rebuild_tensor_v2\n(" + storage + b"J" + struct.pack("<i", offset) + ints(size) + \
-        ints(stride) + b"\x89ccollections\nOrderedDict\n)Rt" + b"R"
+        ints(stride) + b"\x89ccollections\nOrderedDict\n)R" + metadata + b"tR"
+
+
+def pairs(items):
+    """A dict of the pickled (key, value) pairs."""
+    return b"}(" + b"".join(key + value for key, value in items) + b"u"
+
+
+def weights(tensor):
+    """{'w': tensor} as data.pkl."""
+    return b"\x80\x02" + pairs([(text("w"), tensor)]) + b"."
+
+
+def nested_under_one_key(depth, key_length):
+    """`depth` dicts nested under one key of `key_length` bytes (memoized, then read back), None
+    at the bottom: one name of depth x key_length bytes, and all of its prefixes."""
+    return b"\x80\x02}" + text("k" * key_length) + b"q\x00}" + b"h\x00}" * (depth - 2) + b"h\x00N" + \
+        b"s" * depth + b"."
+
+
+def one_string_named(times, length):
+    """A list naming one str of `length` bytes `times` times (BINGET of its memo entry)."""
+    return b"\x80\x02](" + text("s" * length) + b"q\x00" + b"h\x00" * (times - 1) + b"e."
+
+
+def sizes_of_one_tuple(times, length):
+    """torch.Size reduced `times` times from one memoized tuple of `length` ints (6 bytes each)."""
+    return b"\x80\x02ctorch\nSize\nq\x01(" + b"K\x00" * length + b"tq\x00" + b"h\x01h\x00\x85R" * times + b"."
+
+
+def tensors_of_one_shape(times, rank):
+    """A list of `times` tensors, each 5 bytes (REDUCE of the memoized _rebuild_tensor_v2 and
+    argument tuple), whose size and stride have `rank` dimensions of 1."""
+    ones = b"(" + b"K\x01" * rank + b"t"
+    arguments = b"(" + storage_id("0", 6) + b"K\x00" + ones + ones + b"\x89}" + b"tq\x00"
+    return b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\nq\x01" + arguments + b"](" + \
+        b"h\x01h\x00R" * times + b"e."
 
 
 FLOATS = struct.pack("<6f", *range(6))
@@ -277,6 +358,21 @@ MALICIOUS = {
     "long_memo_index": (b"\x80\x02]r\xff\xff\xff\xffj\xfe\xff\xff\xff.", {}, {}),
     "truncated_string": (b"\x80\x02X\xff\xff\xff\x7fabc", {}, {}),
     "no_stop": (b"\x80\x02}", {}, {}),
+    "metadata_unknown_key": (weights(rebuild(storage_id("0", 6), 0, [6], [1], pairs([(text("foo"), b"\x88")]))),
+                             {"0": FLOATS}, {}),
+    "metadata_not_bool": (weights(rebuild(storage_id("0", 6), 0, [6], [1], pairs([(text("neg"), b"K\x01")]))),
+                          {"0": FLOATS}, {}),
+    "conj_of_float": (weights(rebuild(storage_id("0", 6), 0, [6], [1], pairs([(text("conj"), b"\x88")]))),
+                      {"0": FLOATS}, {}),
+    "neg_of_bool": (weights(rebuild(storage_id("0", 6, b"BoolStorage"), 0, [6], [1],
+                                    pairs([(text("neg"), b"\x88")]))), {"0": bytes(6)}, {}),
+    "bytes_not_latin1": (b"\x80\x02c_codecs\nencode\n" + text("abc") + text("utf8") + b"\x86R.", {}, {}),
+    "bytes_beyond_latin1": (b"\x80\x02c_codecs\nencode\n" + text("ab\u0100") + text("latin1") + b"\x86R.", {}, {}),
+    # A few hundred KB each, that would build or name gigabytes.
+    "nested_under_one_key": (nested_under_one_key(990, 100_000), {}, {}),
+    "one_string_named_many_times": (one_string_named(60_000, 65_536), {}, {}),
+    "sizes_of_one_tuple": (sizes_of_one_tuple(10_000, 50_000), {}, {}),
+    "tensors_of_one_shape": (tensors_of_one_shape(20_000, 20_000), {"0": FLOATS}, {}),
 }
 
 
