@@ -15,11 +15,12 @@ class ZerotensorConan(ConanFile):
     description = ("C++ PyTorch's zero-copy tensor constructors (frombuffer, asarray, from_dlpack, from_file) "
                    "on Eigen: typed views of memory that already exists")
     topics = ("tensor", "eigen", "zero-copy", "dlpack", "mmap", "cuda")
+    license = "Apache-2.0"
     package_type = "library"
     settings = "os", "arch", "compiler", "build_type"
     options = {"shared": [True, False], "fPIC": [True, False], "with_cuda": [True, False]}
     default_options = {"shared": False, "fPIC": True, "with_cuda": False, "boost/*:header_only": True}
-    exports_sources = "CMakeLists.txt", "cmake/*", "include/*", "src/*"
+    exports_sources = "CMakeLists.txt", "LICENSE", "cmake/*", "include/*", "src/*"
 
     def set_version(self):
         # include/zerotensor/version.hpp is the one place the version is written.
@@ -74,6 +75,7 @@ class ZerotensorConan(ConanFile):
 
     def package(self):
         CMake(self).install()
+        copy(self, "LICENSE", self.source_folder, os.path.join(self.package_folder, "licenses"))
         if self.options.with_cuda:
             # CMakeDeps writes its own config, so the CUDA usage requirements that the
             # installed zerotensorConfig.cmake carries come in through a build module.
