@@ -7,8 +7,12 @@
 // overlapping. Misaligned data (safetensors does not align tensors) is copied or refused
 // as LoadOptions say (load_options.hpp, which also states the Bool 0/1 rule).
 //
-// Dtypes: BOOL U8 I8 I16 I32 I64 U16 U32 U64 F16 BF16 F32 F64 C64. Others (F8_*, F4, ...)
-// are refused; complex128 has no safetensors name, so save refuses it.
+// Dtypes: BOOL U8 I8 I16 I32 I64 U16 U32 U64 F16 BF16 F32 F64 C64, the 8-bit floats F8_E4M3
+// F8_E5M2 F8_E4M3FNUZ F8_E5M2FNUZ F8_E8M0, and the packed floats F4 F6_E2M3 F6_E3M2, whose
+// shapes count values: a packed element holds 2 (F4) or 4 (F6) of them, so the last extent is
+// divided on load (ValueError when it is not a multiple) and multiplied on save. Any other
+// name is a ValueError; complex32 and complex128 have no safetensors name, so save refuses
+// them (TypeError).
 #pragma once
 
 #include <functional>

@@ -58,7 +58,7 @@ ZT_API void to_arrow(const AnyTensor& tensor, arrow::DeviceArray* out_array, arr
                      ToArrowOptions options = {});
 
 /// A record batch (pa.RecordBatch._import_from_c): a struct array with one column per tensor,
-/// named by `batch.names`; every column needs the same shape[0] (ValueError otherwise).
+/// named by `batch.names()`; every column needs the same shape[0] (ValueError otherwise).
 ZT_API void to_arrow_record_batch(const RecordBatchTensors& batch, arrow::Array* out_array, arrow::Schema* out_schema,
                                   ToArrowOptions options = {});
 

@@ -18,7 +18,11 @@
 // - the metadata dict of _rebuild_tensor_v2 / _v3 holding only 'conj' and 'neg', each True or
 //   False (see "Conjugate and negative bits" below);
 // - persistent ids ('storage', storage class, key, location, numel), numel agreeing with the
-//   size of the record data/<key>.
+//   size of the record data/<key>;
+// - tensors of every dtype PyTorch and zerotensor share: bool, the eight signed and unsigned
+//   integers up to 64 bits, float16, bfloat16, float32, float64, complex32, complex64,
+//   complex128, the five float8 types and float4_e2m1fn_x2 (typed storages such as
+//   torch.FloatStorage, or torch.UntypedStorage with the dtype).
 // Anything else (a pickled nn.Module or custom class, another global, INST / OBJ / NEWOBJ /
 // EXT*, REDUCE of a storage class or dtype) is a ValueError naming the opcode, its byte in
 // data.pkl and the global. So are: a file in PyTorch's legacy (pre-1.6) format, a TorchScript
@@ -26,9 +30,10 @@
 // record, tensors reaching outside their storage, more than 10,000,000 objects, a stack of
 // more than 1,000,000 entries, MARKs nested deeper than 1,000, values nested deeper than
 // 1,000 levels or reached more often than the file references them (containers shared
-// through the memo), and dtypes zerotensor does not have (quantized). Two more limits stop a
-// small file from costing gigabytes through values shared by the memo (one tuple reduced to
-// torch.Size again and again, one long str named under many keys); each is a multiple of
+// through the memo), and the quantized dtypes (qint8, quint8, qint32, quint4x2, quint2x4),
+// which zerotensor does not have. Two more limits stop a small file from costing gigabytes
+// through values shared by the memo (one tuple reduced to torch.Size again and again, one
+// long str named under many keys); each is a multiple of
 // data.pkl's size, which what torch.save writes stays far below (about 1.5x, in state dicts
 // of tens of thousands of tensors):
 // - what data.pkl builds: the entries of its lists, tuples and dicts (4 bytes each), the
