@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses of test/fuzz/ with clang (ASan + UBSan, the library too),
 # runs every stored regression input and seed through each harness, then fuzzes each for
-# a bounded time. Any crash, sanitizer report, failed check or timeout fails the script.
+# a bounded time, as many harnesses at a time as the machine has cores (each libFuzzer
+# process runs on one). Any crash, sanitizer report, failed check or timeout fails the script.
 # Usage: ci/fuzz.sh [seconds-per-harness]   (default: $ZT_FUZZ_SECONDS, else 60)
 # A harness may give extra libFuzzer flags in test/fuzz/fuzz_<name>.options (one per line).
 set -euo pipefail
@@ -15,31 +16,28 @@ cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDe
 cmake --build "$build" -j "$(nproc)"
 
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-failed=()
-for harness in "$build"/test/fuzz/fuzz_*; do
-  [ -f "$harness" ] && [ -x "$harness" ] || continue
+
+# One harness: its stored inputs, then fuzzing. Prints its summary; on failure also the
+# log's tail and what to do, and returns 1.
+fuzz_one() {
+  local harness=$1 name options=() stored=() inputs=()
   name=$(basename "$harness")
   name=${name#fuzz_}
-  options=()
   if [ -f "test/fuzz/fuzz_$name.options" ]; then mapfile -t options < "test/fuzz/fuzz_$name.options"; fi
-  stored=()
   for dir in "test/fuzz/regressions/$name" "test/fuzz/corpus/$name"; do
     [ -d "$dir" ] && stored+=("$dir")
   done
-  log="$build/fuzz_$name.log"
-  artifacts="$build/artifacts/$name/"
+  local log="$build/fuzz_$name.log" artifacts="$build/artifacts/$name/"
   mkdir -p "$artifacts" "$build/corpus/$name"
 
-  inputs=()
   [ ${#stored[@]} -eq 0 ] || mapfile -t inputs < <(find "${stored[@]}" -type f -o -type l | sort)
   printf -- '--- fuzz_%s: %d stored inputs\n' "$name" "${#inputs[@]}"
   # Files named on the command line are each run once, as they are.
   if [ ${#inputs[@]} -ne 0 ] && ! "$harness" "${options[@]}" -timeout=10 -artifact_prefix="$artifacts" "${inputs[@]}" > "$log" 2>&1; then
     tail -n 40 "$log"
     echo "FAILED: fuzz_$name fails (crash, sanitizer report, failed check or timeout) on the stored input $(grep '^Running: ' "$log" | tail -n 1 | cut -c10-);" \
-      "full log: $log" >&2
-    failed+=("fuzz_$name (stored inputs)")
-    continue
+      "full log: $log"
+    return 1
   fi
 
   printf -- '--- fuzz_%s: fuzzing %s s\n' "$name" "$seconds"
@@ -48,13 +46,31 @@ for harness in "$build"/test/fuzz/fuzz_*; do
       -artifact_prefix="$artifacts" "$build/corpus/$name" "${stored[@]}" > "$log" 2>&1; then
     tail -n 40 "$log"
     echo "FAILED: fuzz_$name found a crash; the input is in $artifacts (minimize it with" \
-      "-minimize_crash=1 and add it to test/fuzz/regressions/$name/); full log: $log" >&2
-    failed+=("fuzz_$name (fuzzing)")
-    continue
+      "-minimize_crash=1 and add it to test/fuzz/regressions/$name/); full log: $log"
+    return 1
   fi
   grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb|cov: ' "$log" | tail -n 3
-done
+}
 
+# Each harness runs in the background into its own summary file; the summaries are printed
+# in order once all have finished.
+harnesses=()
+for harness in "$build"/test/fuzz/fuzz_*; do
+  [ -f "$harness" ] && [ -x "$harness" ] && harnesses+=("$harness")
+done
+rm -f "$build"/fuzz_*.summary "$build"/fuzz_*.failed
+for harness in "${harnesses[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+  summary="$build/$(basename "$harness").summary"
+  (fuzz_one "$harness" > "$summary" 2>&1 || touch "${summary%.summary}.failed") &
+done
+wait
+
+failed=()
+for harness in "${harnesses[@]}"; do
+  cat "$build/$(basename "$harness").summary"
+  if [ -f "$build/$(basename "$harness").failed" ]; then failed+=("$(basename "$harness")"); fi
+done
 if [ ${#failed[@]} -ne 0 ]; then
   echo "fuzzing failed: ${failed[*]}" >&2
   exit 1
