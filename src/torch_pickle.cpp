@@ -12,24 +12,34 @@
 namespace zt::detail {
 namespace {
 
-/// Every pickle opcode's name, for messages; empty: the byte is no opcode.
+/// The pickle opcodes (Python's pickletools), each named once here: its name and byte.
+#define ZT_PICKLE_OPCODES(X) \
+  X(MARK, '(') X(STOP, '.') X(POP, '0') X(POP_MARK, '1') X(DUP, '2') X(FLOAT, 'F') X(INT, 'I') X(BININT, 'J') \
+  X(BININT1, 'K') X(LONG, 'L') X(BININT2, 'M') X(NONE, 'N') X(PERSID, 'P') X(BINPERSID, 'Q') X(REDUCE, 'R') \
+  X(STRING, 'S') X(BINSTRING, 'T') X(SHORT_BINSTRING, 'U') X(UNICODE, 'V') X(BINUNICODE, 'X') X(APPEND, 'a') \
+  X(BUILD, 'b') X(GLOBAL, 'c') X(DICT, 'd') X(EMPTY_DICT, '}') X(APPENDS, 'e') X(GET, 'g') X(BINGET, 'h') \
+  X(INST, 'i') X(LONG_BINGET, 'j') X(LIST, 'l') X(EMPTY_LIST, ']') X(OBJ, 'o') X(PUT, 'p') X(BINPUT, 'q') \
+  X(LONG_BINPUT, 'r') X(SETITEM, 's') X(TUPLE, 't') X(EMPTY_TUPLE, ')') X(SETITEMS, 'u') X(BINFLOAT, 'G') \
+  X(PROTO, 0x80) X(NEWOBJ, 0x81) X(EXT1, 0x82) X(EXT2, 0x83) X(EXT4, 0x84) X(TUPLE1, 0x85) X(TUPLE2, 0x86) \
+  X(TUPLE3, 0x87) X(NEWTRUE, 0x88) X(NEWFALSE, 0x89) X(LONG1, 0x8a) X(LONG4, 0x8b) X(BINBYTES, 'B') \
+  X(SHORT_BINBYTES, 'C') X(SHORT_BINUNICODE, 0x8c) X(BINUNICODE8, 0x8d) X(BINBYTES8, 0x8e) X(EMPTY_SET, 0x8f) \
+  X(ADDITEMS, 0x90) X(FROZENSET, 0x91) X(NEWOBJ_EX, 0x92) X(STACK_GLOBAL, 0x93) X(MEMOIZE, 0x94) \
+  X(FRAME, 0x95) X(BYTEARRAY8, 0x96) X(NEXT_BUFFER, 0x97) X(READONLY_BUFFER, 0x98)
+
+enum class Opcode : unsigned char {
+#define ZT_OPCODE_ENUMERATOR(name, byte) name = byte,
+  ZT_PICKLE_OPCODES(ZT_OPCODE_ENUMERATOR)
+#undef ZT_OPCODE_ENUMERATOR
+};
+
+constexpr unsigned char byte_of(Opcode opcode) { return static_cast<unsigned char>(opcode); }
+
+/// Every opcode's name by its byte, for messages; empty: the byte is no opcode.
 constexpr std::array<std::string_view, 256> opcode_names = [] {
   std::array<std::string_view, 256> names{};
-  constexpr std::pair<unsigned char, std::string_view> known[] = {
-      {'(', "MARK"}, {'.', "STOP"}, {'0', "POP"}, {'1', "POP_MARK"}, {'2', "DUP"}, {'F', "FLOAT"}, {'I', "INT"},
-      {'J', "BININT"}, {'K', "BININT1"}, {'L', "LONG"}, {'M', "BININT2"}, {'N', "NONE"}, {'P', "PERSID"},
-      {'Q', "BINPERSID"}, {'R', "REDUCE"}, {'S', "STRING"}, {'T', "BINSTRING"}, {'U', "SHORT_BINSTRING"},
-      {'V', "UNICODE"}, {'X', "BINUNICODE"}, {'a', "APPEND"}, {'b', "BUILD"}, {'c', "GLOBAL"}, {'d', "DICT"},
-      {'}', "EMPTY_DICT"}, {'e', "APPENDS"}, {'g', "GET"}, {'h', "BINGET"}, {'i', "INST"}, {'j', "LONG_BINGET"},
-      {'l', "LIST"}, {']', "EMPTY_LIST"}, {'o', "OBJ"}, {'p', "PUT"}, {'q', "BINPUT"}, {'r', "LONG_BINPUT"},
-      {'s', "SETITEM"}, {'t', "TUPLE"}, {')', "EMPTY_TUPLE"}, {'u', "SETITEMS"}, {'G', "BINFLOAT"},
-      {0x80, "PROTO"}, {0x81, "NEWOBJ"}, {0x82, "EXT1"}, {0x83, "EXT2"}, {0x84, "EXT4"}, {0x85, "TUPLE1"},
-      {0x86, "TUPLE2"}, {0x87, "TUPLE3"}, {0x88, "NEWTRUE"}, {0x89, "NEWFALSE"}, {0x8a, "LONG1"},
-      {0x8b, "LONG4"}, {'B', "BINBYTES"}, {'C', "SHORT_BINBYTES"}, {0x8c, "SHORT_BINUNICODE"},
-      {0x8d, "BINUNICODE8"}, {0x8e, "BINBYTES8"}, {0x8f, "EMPTY_SET"}, {0x90, "ADDITEMS"}, {0x91, "FROZENSET"},
-      {0x92, "NEWOBJ_EX"}, {0x93, "STACK_GLOBAL"}, {0x94, "MEMOIZE"}, {0x95, "FRAME"}, {0x96, "BYTEARRAY8"},
-      {0x97, "NEXT_BUFFER"}, {0x98, "READONLY_BUFFER"}};
-  for (const auto& [code, name] : known) names[code] = name;
+#define ZT_OPCODE_NAME(name, byte) names[byte] = #name;
+  ZT_PICKLE_OPCODES(ZT_OPCODE_NAME)
+#undef ZT_OPCODE_NAME
   return names;
 }();
 
@@ -88,8 +98,8 @@ class PickleReader {
       if (position_ == pickle_.size())
         fail("data.pkl ends at byte ", position_, " without a STOP opcode");
       opcode_at_ = position_;
-      opcode_ = static_cast<unsigned char>(pickle_[position_++]);
-      if (opcode_ == '.') break;
+      opcode_ = static_cast<Opcode>(pickle_[position_++]);
+      if (opcode_ == Opcode::STOP) break;
       step();
     }
     if (stack_.empty()) fail_here("finds an empty stack");
@@ -106,58 +116,58 @@ class PickleReader {
   /// ValueError naming the opcode being read and its byte offset in data.pkl.
   template <class... Parts>
   [[noreturn]] void fail_here(const Parts&... what) const {
-    fail("data.pkl: ", opcode_names[opcode_], " at byte ", opcode_at_, " ", what...);
+    fail("data.pkl: ", opcode_names[byte_of(opcode_)], " at byte ", opcode_at_, " ", what...);
   }
 
   void step() {
     switch (opcode_) {
-      case 0x80: return protocol();
-      case 0x95: (void)take(8); return;  // FRAME: a length that only helps buffered readers
-      case '(': return mark();
-      case '}': return push_new(PickleKind::dict);
-      case ']': return push_new(PickleKind::list);
-      case ')': return push_new(PickleKind::tuple);
-      case 't': return push_tuple(pop_mark());
-      case 0x85: return push_tuple(pop(1));
-      case 0x86: return push_tuple(pop(2));
-      case 0x87: return push_tuple(pop(3));
-      case 'a': return append(pop(1));
-      case 'e': return append(pop_mark());
-      case 's': return set_items(pop(2));
-      case 'u': return set_items(pop_mark());
-      case 'N': return push_new(PickleKind::none);
-      case 0x88: return push_integer(PickleKind::boolean, 1);
-      case 0x89: return push_integer(PickleKind::boolean, 0);
-      case 'K': return push_integer(PickleKind::integer, std::int64_t(unsigned_number(1)));
-      case 'M': return push_integer(PickleKind::integer, std::int64_t(unsigned_number(2)));
-      case 'J': return push_integer(PickleKind::integer, std::int32_t(unsigned_number(4)));
-      case 0x8a: return long_integer(unsigned_number(1));
-      case 0x8b: return long_integer(unsigned_number(4));
-      case 'G': return binary_float();
-      case 'X': return push_text(PickleKind::string, unsigned_number(4));
-      case 0x8c: return push_text(PickleKind::string, unsigned_number(1));
-      case 0x8d: return push_text(PickleKind::string, unsigned_number(8));
-      case 'C': return push_text(PickleKind::bytes, unsigned_number(1));
-      case 'B': return push_text(PickleKind::bytes, unsigned_number(4));
-      case 0x8e: return push_text(PickleKind::bytes, unsigned_number(8));
-      case 'q': return memo_put(unsigned_number(1));
-      case 'r': return memo_put(unsigned_number(4));
-      case 0x94: return memo_put(memo_.size());
-      case 'h': return memo_get(unsigned_number(1));
-      case 'j': return memo_get(unsigned_number(4));
-      case 'c': return global();
-      case 0x93: return stack_global();
-      case 'R': return reduce();
-      case 'b': return build();
-      case 'Q': return persistent_id();
-      case 'i': {  // INST names its class in its argument
+      case Opcode::PROTO: return protocol();
+      case Opcode::FRAME: (void)take(8); return;  // a length that only helps buffered readers
+      case Opcode::MARK: return mark();
+      case Opcode::EMPTY_DICT: return push_new(PickleKind::dict);
+      case Opcode::EMPTY_LIST: return push_new(PickleKind::list);
+      case Opcode::EMPTY_TUPLE: return push_new(PickleKind::tuple);
+      case Opcode::TUPLE: return push_tuple(pop_mark());
+      case Opcode::TUPLE1: return push_tuple(pop(1));
+      case Opcode::TUPLE2: return push_tuple(pop(2));
+      case Opcode::TUPLE3: return push_tuple(pop(3));
+      case Opcode::APPEND: return append(pop(1));
+      case Opcode::APPENDS: return append(pop_mark());
+      case Opcode::SETITEM: return set_items(pop(2));
+      case Opcode::SETITEMS: return set_items(pop_mark());
+      case Opcode::NONE: return push_new(PickleKind::none);
+      case Opcode::NEWTRUE: return push_integer(PickleKind::boolean, 1);
+      case Opcode::NEWFALSE: return push_integer(PickleKind::boolean, 0);
+      case Opcode::BININT1: return push_integer(PickleKind::integer, std::int64_t(unsigned_number(1)));
+      case Opcode::BININT2: return push_integer(PickleKind::integer, std::int64_t(unsigned_number(2)));
+      case Opcode::BININT: return push_integer(PickleKind::integer, std::int32_t(unsigned_number(4)));
+      case Opcode::LONG1: return long_integer(unsigned_number(1));
+      case Opcode::LONG4: return long_integer(unsigned_number(4));
+      case Opcode::BINFLOAT: return binary_float();
+      case Opcode::BINUNICODE: return push_text(PickleKind::string, unsigned_number(4));
+      case Opcode::SHORT_BINUNICODE: return push_text(PickleKind::string, unsigned_number(1));
+      case Opcode::BINUNICODE8: return push_text(PickleKind::string, unsigned_number(8));
+      case Opcode::SHORT_BINBYTES: return push_text(PickleKind::bytes, unsigned_number(1));
+      case Opcode::BINBYTES: return push_text(PickleKind::bytes, unsigned_number(4));
+      case Opcode::BINBYTES8: return push_text(PickleKind::bytes, unsigned_number(8));
+      case Opcode::BINPUT: return memo_put(unsigned_number(1));
+      case Opcode::LONG_BINPUT: return memo_put(unsigned_number(4));
+      case Opcode::MEMOIZE: return memo_put(memo_.size());
+      case Opcode::BINGET: return memo_get(unsigned_number(1));
+      case Opcode::LONG_BINGET: return memo_get(unsigned_number(4));
+      case Opcode::GLOBAL: return global();
+      case Opcode::STACK_GLOBAL: return stack_global();
+      case Opcode::REDUCE: return reduce();
+      case Opcode::BUILD: return build();
+      case Opcode::BINPERSID: return persistent_id();
+      case Opcode::INST: {  // INST names its class in its argument
         const std::string module(line());
         fail_here("names ", module.substr(0, 48), ".", line().substr(0, 48),
                   ", which is not allowed: a torch.save weights file does not use INST");
       }
       default:
-        if (opcode_names[opcode_].empty())
-          fail("data.pkl: byte ", opcode_at_, " holds 0x", std::hex, unsigned(opcode_), std::dec,
+        if (opcode_names[byte_of(opcode_)].empty())
+          fail("data.pkl: byte ", opcode_at_, " holds 0x", std::hex, unsigned(byte_of(opcode_)), std::dec,
                ", which is not a pickle opcode");
         fail_here("is not allowed", class_on_stack(), ": a torch.save weights file does not use it");
     }
@@ -166,10 +176,10 @@ class PickleReader {
   /// " (of collections.OrderedDict)": the class NEWOBJ, NEWOBJ_EX or OBJ would instantiate,
   /// when it is a global; empty otherwise.
   std::string class_on_stack() const {
-    const std::size_t below_top = opcode_ == 0x81 ? 2 : opcode_ == 0x92 ? 3 : 0;
+    const std::size_t below_top = opcode_ == Opcode::NEWOBJ ? 2 : opcode_ == Opcode::NEWOBJ_EX ? 3 : 0;
     std::size_t at = stack_.size();
     if (below_top != 0 && stack_.size() >= below_top) at = stack_.size() - below_top;
-    if (opcode_ == 'o' && !marks_.empty()) at = marks_.back();
+    if (opcode_ == Opcode::OBJ && !marks_.empty()) at = marks_.back();
     if (at >= stack_.size() || graph_.objects[stack_[at]].kind != PickleKind::global) return {};
     return concat(" (of ", graph_.objects[stack_[at]].text.substr(0, 96), ")");
   }
@@ -555,7 +565,7 @@ class PickleReader {
   std::string numel_context_;  // opens checked_numel's message
   std::size_t position_ = 0;
   std::size_t opcode_at_ = 0;
-  unsigned char opcode_ = 0;
+  Opcode opcode_ = Opcode::MARK;
   PickleGraph graph_;
   std::vector<ObjectId> stack_;
   std::vector<std::size_t> marks_;
