@@ -46,7 +46,7 @@ struct ZT_API SafetensorsFile {
 /// Writes `tensors` (and `metadata` as "__metadata__") to `path`: an 8-byte little-endian
 /// header length, the JSON header padded with spaces to a multiple of 8 bytes, then the
 /// tensors in C order without gaps, largest alignment first, so each starts aligned for
-/// its type. ValueError for the name "__metadata__"; TypeError for complex128;
+/// its type. ValueError for the name "__metadata__"; TypeError for complex32 and complex128;
 /// DeviceError for memory the host cannot touch; IOError when writing fails. Atomic, as
 /// save_npy: views of the file being replaced stay valid, and a failed save changes nothing.
 ZT_API void save_safetensors(PathRef path, const std::map<std::string, AnyTensor, std::less<>>& tensors,

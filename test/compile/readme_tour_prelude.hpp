@@ -1,12 +1,15 @@
-// What README.md's tour names without declaring: the headers it needs and the variables it
-// uses. Declared, never defined: readme_tour only compiles the tour.
+// What the C++ blocks of README.md's tour and of docs/*.md name without declaring: the
+// headers they need and the variables they use. Declared, never defined: readme_tour only
+// compiles the blocks.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -22,6 +25,8 @@ extern Eigen::VectorXf x;
 extern zt::arrow::Array *array, *batch_array;
 extern zt::arrow::Schema *schema, *batch_schema;
 extern const zt::arrow::Schema& shared_schema;
-extern zt::AnyTensor tensor;
+extern zt::AnyTensor tensor, batch;
+extern zt::CudaStreamHandle stream;
 extern zt::arrow::Array out_array;
 extern zt::arrow::Schema out_schema;
+zt::dlpack::ManagedTensorVersioned* producer_export();

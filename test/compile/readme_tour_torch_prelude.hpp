@@ -1,8 +1,5 @@
-// What README.md's DLPack block needs besides readme_tour_prelude.hpp: libtorch, and a
-// producer that hands out a managed tensor.
+// What the blocks that use libtorch (at::) need besides readme_tour_prelude.hpp.
 #pragma once
 
 #include <ATen/ATen.h>
 #include <ATen/DLConvertor.h>
-
-zt::dlpack::ManagedTensorVersioned* producer_export();
