@@ -1,4 +1,4 @@
-// The copies of issue 26, each timed in one loop with its floors (ratio.hpp's paired
+// The copies a user makes (contiguous, strided, converting), each timed in one loop with its floors (ratio.hpp's paired
 // benchmarks): memcpy of the output bytes, memcpy of the bytes the source spans where the
 // copy reads more than it writes, and, where libtorch is found, the same copy by
 // libtorch's copy_ / .contiguous(), on one thread (ZT_BENCH_TORCH_THREADS=0: its default).

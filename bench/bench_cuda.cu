@@ -148,7 +148,7 @@ void with_staging(benchmark::State& state, Body&& body) {
   state.SetBytesProcessed(state.iterations() * copy_count * 4);
 }
 
-// The staging options against each other, both ways (how the defaults were chosen: README).
+// The staging options against each other, both ways (how the defaults were chosen: docs/performance.md).
 void BM_load_safetensors_staging(benchmark::State& state) {
   with_staging(state, [&] {
     const std::filesystem::path path = written_file(".safetensors");

@@ -1,4 +1,4 @@
-// The 8-bit float conversions of issue 22: every 8-bit float format → float32 and → bfloat16
+// The 8-bit float conversions: every 8-bit float format → float32 and → bfloat16
 // (decoding) and float32 → float8_e4m3fn (encoding), over 1e6 and 1e7 elements, in GB/s of
 // output bytes. Each is timed in one loop with its floor
 // (ratio.hpp's paired benchmarks): memcpy of the same output bytes, into memory written

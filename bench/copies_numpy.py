@@ -1,4 +1,4 @@
-"""NumPy's side of bench_copies (issue 26's rows): each copy timed in NumPy, then the same
+"""NumPy's side of bench_copies (its rows): each copy timed in NumPy, then the same
 copy's zerotensor time from bench_copies (its paired rows against memcpy), one after the other
 on the same machine. As bench_copies times each zerotensor copy in one loop with a memcpy of
 its output bytes, each NumPy copy is timed just after a copy of as many bytes, so that both

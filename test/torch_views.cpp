@@ -587,8 +587,8 @@ class Chain {
   bool view_dtype() {
     const DTypePair& to = dtypes[std::size_t(pick(0, std::size(dtypes) - 1))];
     const int which = int(pick(0, 2));
-    // zerotensor refuses a start address not aligned for the new element type (the README's
-    // differences: a misaligned T* is undefined behaviour in C++); PyTorch does not check.
+    // zerotensor refuses a start address not aligned for the new element type (docs/conventions.md,
+    // the differences: a misaligned T* is undefined behaviour in C++); PyTorch does not check.
     const std::size_t alignment = zt::itemsize(to.zt) / (zt::is_complex(to.zt) ? 2 : 1);
     if (which == 0 && reinterpret_cast<std::uintptr_t>(p_.z.data_ptr()) % alignment != 0) return skip();
     if (which == 0)

@@ -15,8 +15,8 @@
 // CUDAHost and CUDAManaged (CUDA memory gives a view the host cannot touch). The READ_ONLY
 // flag gives a read-only AnyTensor; IS_COPIED changes nothing (the view owns it either way).
 //
-// What is refused, naming what was found: lanes ≠ 1, opaque handles, float8/6/4 and other
-// widths, complex32 (TypeError); other device types or a negative device id (DeviceError);
+// What is refused, naming what was found: lanes ≠ 1 (but for the packed 4- and 6-bit floats),
+// opaque handles and other codes or widths (TypeError); other device types or a negative device id (DeviceError);
 // ndim < 0, a NULL shape, a negative extent, NULL data with elements, sizes or strides whose
 // byte span overflows or wraps the address space, and a first element not aligned for its
 // dtype (ValueError: a misaligned T* is undefined behaviour in C++).

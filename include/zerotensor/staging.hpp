@@ -21,7 +21,7 @@ struct StagingOptions {
   std::size_t buffers = 8;
   /// Host threads that fill or drain the buffers; 0: the calling thread does it. A copy
   /// starts at most one per chunk. The defaults are the fastest measured on an H200 host
-  /// within 64 MiB of pinned memory (README, the host ↔ GPU copies under "Performance").
+  /// within 64 MiB of pinned memory (docs/performance.md, "Host ↔ GPU copies").
   std::size_t host_threads = 8;
 };
 
