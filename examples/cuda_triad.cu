@@ -9,9 +9,6 @@
 
 namespace {
 
-/// The program's own CUDA calls, checked the way zerotensor checks its own.
-void check(const char* what, cudaError_t error) { zt::detail::check_cuda(what, error); }
-
 int run() {
   if (!zt::cuda_is_available()) {
     std::puts("cuda_triad: no usable GPU or CUDA driver here, so nothing to compute");
@@ -26,12 +23,12 @@ int run() {
 
   // Device memory from elsewhere (another library, a kernel of yours): raw pointers.
   float *a = nullptr, *b = nullptr, *c = nullptr, *total = nullptr;
-  check("cudaMalloc", cudaMalloc(&a, n * sizeof(float)));
-  check("cudaMalloc", cudaMalloc(&b, n * sizeof(float)));
-  check("cudaMalloc", cudaMalloc(&c, n * sizeof(float)));
-  check("cudaMalloc", cudaMalloc(&total, sizeof(float)));
-  check("cudaMemcpy", cudaMemcpy(a, a_host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-  check("cudaMemcpy", cudaMemcpy(b, b_host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  zt::check_cuda("cudaMalloc", cudaMalloc(&a, n * sizeof(float)));
+  zt::check_cuda("cudaMalloc", cudaMalloc(&b, n * sizeof(float)));
+  zt::check_cuda("cudaMalloc", cudaMalloc(&c, n * sizeof(float)));
+  zt::check_cuda("cudaMalloc", cudaMalloc(&total, sizeof(float)));
+  zt::check_cuda("cudaMemcpy", cudaMemcpy(a, a_host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  zt::check_cuda("cudaMemcpy", cudaMemcpy(b, b_host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
 
   bool correct = true;
   {
@@ -66,7 +63,7 @@ int run() {
                 relative_error);
     correct = correct && relative_error < 1e-5;
   }
-  for (float* p : {a, b, c, total}) check("cudaFree", cudaFree(p));
+  for (float* p : {a, b, c, total}) zt::check_cuda("cudaFree", cudaFree(p));
   return correct ? 0 : 1;
 }
 

@@ -1,8 +1,11 @@
 #include "zerotensor/error.hpp"
 
+#include <ostream>
 #include <sstream>
 
-namespace zt::detail {
+#include "zerotensor/shape.hpp"
+
+namespace zt {
 
 std::string shape_string(std::span<const std::int64_t> extents) {
   std::ostringstream out;
@@ -12,4 +15,6 @@ std::string shape_string(std::span<const std::int64_t> extents) {
   return out.str();
 }
 
-}  // namespace zt::detail
+std::ostream& operator<<(std::ostream& out, const DynamicExtents& extents) { return out << to_string(extents); }
+
+}  // namespace zt

@@ -50,14 +50,23 @@ namespace zt {
 
 namespace detail {
 
-/// DeviceError "`operation`: cudaErrorNoDevice (no CUDA-capable device is detected)",
+/// DeviceError "`operation` failed: cudaErrorNoDevice (no CUDA-capable device is detected)",
 /// after clearing the runtime's last error so the next call starts clean.
 [[noreturn]] ZT_API void throw_cuda_error(const std::string& operation, cudaError_t error);
 
-/// Throws throw_cuda_error() unless `error` is cudaSuccess.
+}  // namespace detail
+
+/// Checks a CUDA runtime call the way zerotensor checks its own: nothing when `error` is
+/// cudaSuccess, else DeviceError "`operation` failed: cudaErrorMemoryAllocation (out of
+/// memory)", after clearing the runtime's last error so the next call starts clean.
+///   zt::check_cuda("cudaMalloc", cudaMalloc(&p, bytes));
 inline void check_cuda(const std::string& operation, cudaError_t error) {
-  if (error != cudaSuccess) throw_cuda_error(operation, error);
+  if (error != cudaSuccess) detail::throw_cuda_error(operation, error);
 }
+
+namespace detail {
+
+using zt::check_cuda;
 
 /// DeviceError unless `device` is a CUDA device that exists, naming the device count.
 ZT_API void require_cuda_device(const std::string& operation, Device device);

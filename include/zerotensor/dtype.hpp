@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <ostream>
+#include <string>
 #include <string_view>
 #include <tuple>
 #include <utility>
@@ -250,6 +251,9 @@ decltype(auto) dispatch(DType dtype, F&& f) {
   detail::throw_invalid_dtype(dtype);
 }
 
+/// name(dtype): "float32", "bool", "complex128" (PyTorch's name without "torch.").
 inline std::ostream& operator<<(std::ostream& out, DType dtype) { return out << name(dtype); }
+/// The text operator<< writes.
+[[nodiscard]] inline std::string to_string(DType dtype) { return std::string(name(dtype)); }
 
 }  // namespace zt

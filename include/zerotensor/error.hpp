@@ -1,5 +1,5 @@
 // The zt::Error family. Every message states the numbers involved; mismatch messages
-// print what was expected and what was found.
+// print what was expected and what was found, shapes and strides as shape_string writes them.
 #pragma once
 
 #include <cstdint>
@@ -41,10 +41,14 @@ struct ZT_API DeviceError : Error {
   using Error::Error;
 };
 
+/// A shape or strides list as a Python tuple: "(2, 3)", "()" for rank 0, "(4,)" for rank 1.
+/// Every message writes shapes this way, and so does a tensor's repr ("size=(0, 3)", as
+/// PyTorch's; NumPy prints shapes so too). The list form of torch.Size's repr,
+/// "torch.Size([2, 3])", would read differently from all of them. Takes both kinds of shape:
+/// DynamicExtents and the std::array of a static rank.
+[[nodiscard]] ZT_API std::string shape_string(std::span<const std::int64_t> extents);
+
 namespace detail {
-
-/// "(2, 3)" for a shape or strides list; "()" for rank 0, "(4,)" for rank 1, as Python prints.
-ZT_API std::string shape_string(std::span<const std::int64_t> extents);
-
+using zt::shape_string;
 }  // namespace detail
 }  // namespace zt

@@ -1,18 +1,29 @@
 // Shape arithmetic shared by every layer: element counts (checked for foreign shapes),
-// contiguity, C-order strides and how far a strided view reaches.
+// contiguity, C-order strides and how far a strided view reaches; and a shape as text.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <iosfwd>
 #include <span>
+#include <string>
 #include <string_view>
 #include <utility>
 
 #include "zerotensor/detail/checked_arithmetic.hpp"
+#include "zerotensor/error.hpp"
 #include "zerotensor/export.hpp"
 #include "zerotensor/extents.hpp"
 
 namespace zt {
+
+/// shape_string (error.hpp) of a dynamic-rank shape or strides: "(2, 3)", "(4,)", "()".
+/// A static rank's shape is a std::array, for which an operator<< here would not be found:
+/// pass it to shape_string.
+[[nodiscard]] inline std::string to_string(const DynamicExtents& extents) {
+  return shape_string(extents.span());
+}
+ZT_API std::ostream& operator<<(std::ostream& out, const DynamicExtents& extents);
 
 namespace detail {
 /// checked_numel's error: names the first negative extent or the first overflow, after
