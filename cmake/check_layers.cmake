@@ -4,7 +4,7 @@
 set(zt_layers
   "vocabulary: export version error device float8 complex32 packed_floats dtype dtype_sets extents shape scalar path_ref to_options detail/checked_arithmetic"
   "memory: buffer storage mapped_file device_of staging"
-  "views: tensor any_tensor convert shares_memory detail/device_copy detail/view_layout"
+  "views: tensor any_tensor convert shares_memory print detail/device_copy detail/view_layout"
   "constructors: empty frombuffer pin_memory asarray as_tensor eigen_tensor dlpack from_dlpack to_dlpack dlpack_asarray arrow from_arrow to_arrow arrow_asarray"
   "files: load_options from_file npy safetensors torch_load checkpoint"
   "shared memory: shared_memory"

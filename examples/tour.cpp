@@ -15,15 +15,11 @@ namespace {
 
 void section(const char* title) { std::cout << "\n== " << title << " ==\n"; }
 
+/// The label, the view's layout, then the tensor as PyTorch prints it.
 void print(const char* label, const zt::AnyTensor& t) {
-  std::cout << label << ": " << t.dtype() << ", shape " << zt::detail::shape_string(t.shape()) << ", strides "
-            << zt::detail::shape_string(t.strides()) << (t.is_writable() ? "" : ", read-only") << " = [";
-  // A C-order copy in a printable type: complex values print as (re,im).
-  const zt::AnyTensor flat = (zt::is_complex(t.dtype()) ? t.to(zt::complex128) : t.to(zt::float64)).clone();
-  flat.visit([](const auto& values) {
-    for (zt::index_t i = 0; i < values.numel() && i < 8; ++i) std::cout << (i ? ", " : "") << values.data()[i];
-    std::cout << (values.numel() > 8 ? ", ...]\n" : "]\n");
-  });
+  std::cout << label << ": " << t.dtype() << ", shape " << t.shape() << ", strides " << t.strides()
+            << (t.is_writable() ? "" : ", read-only") << '\n'
+            << t << '\n';
 }
 
 void tour_frombuffer() {

@@ -26,6 +26,7 @@
 #include "zerotensor/mapped_file.hpp"
 #include "zerotensor/npy.hpp"
 #include "zerotensor/pin_memory.hpp"
+#include "zerotensor/print.hpp"
 #include "zerotensor/safetensors.hpp"
 #include "zerotensor/scalar.hpp"
 #include "zerotensor/shape.hpp"
