@@ -37,13 +37,15 @@ class ZerotensorConan(ConanFile):
 
     def requirements(self):
         # Eigen appears in zerotensor's public headers; Boost (file mapping, shared memory,
-        # endianness), nlohmann_json (JSON values) and simdjson (the JSON parser) only inside
-        # the library, so consumers never see their headers. simdjson is a compiled library:
-        # it stays visible so that a static zerotensor's users link it.
+        # endianness), nlohmann_json (JSON values), simdjson (the JSON parser) and Highway
+        # (the conversion kernels' SIMD) only inside the library, so consumers never see their
+        # headers. simdjson and Highway are compiled libraries: they stay visible so that a
+        # static zerotensor's users link them.
         self.requires("eigen/3.4.0", transitive_headers=True)
         self.requires("boost/[>=1.74.0 <2]", visible=False)
         self.requires("nlohmann_json/[>=3.11.2 <4]", visible=False)
         self.requires("simdjson/[>=3.0.1 <4]")
+        self.requires("highway/[>=1.0.3 <2]")
 
     def validate(self):
         check_min_cppstd(self, 20)

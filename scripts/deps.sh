@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh core|test|bench|fuzz|all   (all: what CI needs, ccache too)
 set -euo pipefail
 
-core=(cmake make g++ libeigen3-dev libboost-dev nlohmann-json3-dev libsimdjson-dev)
+core=(cmake make g++ libeigen3-dev libboost-dev nlohmann-json3-dev libsimdjson-dev libhwy-dev)
 test=(libboost-test-dev libdlpack-dev libtorch-dev python3-numpy python3-venv)
 bench=(libbenchmark-dev)
 # libFuzzer and the sanitizer runtimes come with clang's runtime package; llvm gives

@@ -1,169 +1,154 @@
-// The bulk conversions that need an instruction C++ cannot express, with intrinsics, and the
-// choice among their versions at run time.
-#include "convert_kernels.hpp"
+// The bulk conversions that need an instruction C++ cannot express, on Google Highway: one
+// version per CPU target in this file, the best the CPU runs chosen at run time.
+//
+// float <-> float16 with the CPU's conversions (F16C and AVX-512 on x86-64, NEON and SVE on
+// AArch64), which give Eigen::half's values (round to nearest even, subnormals kept) except
+// for NaNs: float -> half keeps a NaN's payload where Eigen gives the quiet NaN 0x7e00 with
+// its sign, and half -> float quiets a signaling NaN where Eigen keeps it signaling. Float ->
+// int32 truncates as float_to_integer does for every value within int32; C++ cannot say this
+// without undefined behaviour for the others (casting such a value). So each converts in
+// chunks of chunk_values, and a chunk that held a NaN (float -> half), an infinity or a NaN
+// (half -> float: exponent all ones), or a value outside int32 (float -> int32) is converted
+// again value by value with Eigen or float_to_integer.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "convert_kernels.cpp"  // this file, on the include path for Highway
+#include <hwy/foreach_target.h>  // must come before highway.h
+#include <hwy/highway.h>
 
 #include <cstdlib>
 #include <string_view>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <cpuid.h>
-#include <immintrin.h>
+#include "convert_kernels.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace zt::detail::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The targets with the CPU's own float16 conversions. Elsewhere (the x86-64 baseline, SSE4,
+// 32-bit Arm) Highway may emulate them by truncating, which is not Eigen::half's rounding:
+// there the kernels convert nothing and their callers' loops convert every value.
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2) || (HWY_ARCH_ARM_A64 && HWY_TARGET <= HWY_NEON)
+
+/// Converts the whole chunks of `count` values: `convert(i)` converts the vector at value i
+/// and returns the mask (of `d`'s lanes) of the values it may not have given exactly; a chunk
+/// with any is converted again by `exact(i)`, value by value. Returns how many it converted.
+template <class D, class Convert, class Exact>
+HWY_INLINE index_t in_chunks(D d, index_t count, const Convert& convert, const Exact& exact) {
+  const auto lanes = index_t(hn::Lanes(d));  // a power of two, at most 64 (2048-bit SVE)
+  index_t start = 0;
+  for (; start + chunk_values <= count; start += chunk_values) {
+    auto flagged = convert(start);
+    for (index_t i = start + lanes; i < start + chunk_values; i += lanes) flagged = hn::Or(flagged, convert(i));
+    if (!hn::AllFalse(d, flagged))
+      for (index_t i = start; i < start + chunk_values; ++i) exact(i);
+  }
+  return start;
+}
+
+index_t floats_to_halves_in_chunks(const float* in, Eigen::half* out, index_t count) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+  auto* halves = reinterpret_cast<hwy::float16_t*>(out);
+  return in_chunks(
+      df, count,
+      [&](index_t i) HWY_ATTR {
+        const auto x = hn::LoadU(df, in + i);
+        hn::StoreU(hn::DemoteTo(dh, x), dh, halves + i);
+        return hn::IsNaN(x);
+      },
+      [&](index_t i) HWY_ATTR { out[i] = Eigen::half(in[i]); });
+}
+
+index_t halves_to_floats_in_chunks(const Eigen::half* in, float* out, index_t count) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+  const hn::RebindToUnsigned<decltype(dh)> bits;
+  const auto exponent = hn::Set(bits, std::uint16_t{0x7c00});
+  const auto* halves = reinterpret_cast<const hwy::float16_t*>(in);
+  return in_chunks(
+      bits, count,
+      [&](index_t i) HWY_ATTR {
+        const auto h = hn::LoadU(dh, halves + i);
+        hn::StoreU(hn::PromoteTo(df, h), df, out + i);
+        return hn::Eq(hn::And(hn::BitCast(bits, h), exponent), exponent);
+      },
+      [&](index_t i) HWY_ATTR { out[i] = static_cast<float>(in[i]); });
+}
+
+index_t floats_to_int32s_in_chunks(const float* in, std::int32_t* out, index_t count) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  // |x| >= 2^31, an infinity or a NaN: its magnitude's bits as an integer above those of the
+  // largest float below 2^31 (one comparison, where the float one needs another for NaN).
+  const auto largest_within = hn::Set(di, std::bit_cast<std::int32_t>(2147483520.0f));
+  return in_chunks(
+      di, count,
+      [&](index_t i) HWY_ATTR {
+        const auto x = hn::LoadU(df, in + i);
+        hn::StoreU(hn::ConvertTo(di, x), di, out + i);
+        return hn::Gt(hn::BitCast(di, hn::Abs(x)), largest_within);
+      },
+      [&](index_t i) HWY_ATTR { out[i] = float_to_integer<std::int32_t>(in[i]); });
+}
+
+#else
+
+index_t floats_to_halves_in_chunks(const float*, Eigen::half*, index_t) { return 0; }
+index_t halves_to_floats_in_chunks(const Eigen::half*, float*, index_t) { return 0; }
+index_t floats_to_int32s_in_chunks(const float*, std::int32_t*, index_t) { return 0; }
+
 #endif
 
+}  // namespace zt::detail::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
 namespace zt::detail {
 namespace {
 
-// float <-> float16 in bulk. On x86-64 the F16C instructions convert 8 values at once (and
-// AVX-512's 16 from float; from float16 it measured no faster), where the CPU has them,
-// chosen at run time, since the library is built for baseline x86-64. They give Eigen::half's
-// values (round to nearest even, subnormals kept), except for NaNs: float -> half keeps a
-// NaN's payload where Eigen gives the quiet NaN 0x7e00 with its sign, and half -> float
-// quiets a signaling NaN where Eigen keeps it signaling. So a chunk that holds a NaN
-// (float -> half), or an infinity or a NaN (half -> float: exponent all ones), is converted
-// again value by value with Eigen. Each returns how many values it converted (whole chunks).
-#if defined(__x86_64__) && defined(__GNUC__)
-/// The widest vectors the hand-written x86-64 loops may use: what the CPU has, capped by the
-/// environment variable ZT_CPU_CAPABILITY ("default", "avx2" or "avx512", as PyTorch's
-/// ATEN_CPU_CAPABILITY; read once; another value caps nothing), so that every version can be
-/// run and tested on one machine. AVX2 counts only with F16C, as every AVX2 CPU has it.
-enum class VectorWidth { none, avx2, avx512 };
-
-VectorWidth vector_width() {
-  static const VectorWidth width = [] {
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    // F16C from CPUID itself: clang's __builtin_cpu_supports does not know "f16c".
-    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
-    const VectorWidth cpu = __builtin_cpu_supports("avx512f")         ? VectorWidth::avx512
-                            : __builtin_cpu_supports("avx2") && f16c ? VectorWidth::avx2
-                                                                      : VectorWidth::none;
+/// The environment variable ZT_CPU_CAPABILITY ("default", "avx2" or "avx512", as PyTorch's
+/// ATEN_CPU_CAPABILITY; read once; another value caps nothing) caps the targets Highway may
+/// choose, so that every version can be run and tested on one machine: "default" leaves the
+/// baseline the library is built for, "avx2" no AVX-512. Highway's cap is one for the process.
+void apply_cpu_capability() {
+  static const bool applied = [] {
     const char* asked = std::getenv("ZT_CPU_CAPABILITY");
     const std::string_view cap = asked == nullptr ? "" : asked;
-    const VectorWidth allowed = cap == "default" ? VectorWidth::none
-                                : cap == "avx2"  ? VectorWidth::avx2
-                                                 : VectorWidth::avx512;
-    return std::min(cpu, allowed);
+    if (cap == "default") hwy::DisableTargets(~HWY_STATIC_TARGET);
+    else if (cap == "avx2") hwy::DisableTargets(HWY_AVX2 - 1);  // the targets above AVX2 have the lower bits
+    return true;
   }();
-  return width;
+  (void)applied;
 }
-
-__attribute__((target("avx,f16c"))) index_t floats_to_halves_f16c(const float* in, Eigen::half* out, index_t count) {
-  index_t start = 0;
-  for (; start + chunk_values <= count; start += chunk_values) {
-    __m256 nan = _mm256_setzero_ps();
-    for (index_t i = start; i < start + chunk_values; i += 8) {
-      const __m256 x = _mm256_loadu_ps(in + i);
-      nan = _mm256_or_ps(nan, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
-    }
-    if (_mm256_movemask_ps(nan) != 0)
-      for (index_t i = start; i < start + chunk_values; ++i) out[i] = Eigen::half(in[i]);
-  }
-  return start;
-}
-
-__attribute__((target("avx512f"))) index_t floats_to_halves_avx512(const float* in, Eigen::half* out, index_t count) {
-  index_t start = 0;
-  for (; start + chunk_values <= count; start += chunk_values) {
-    __mmask16 nan = 0;
-    for (index_t i = start; i < start + chunk_values; i += 16) {
-      const __m512 x = _mm512_loadu_ps(in + i);
-      nan |= _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
-    }
-    if (nan != 0)
-      for (index_t i = start; i < start + chunk_values; ++i) out[i] = Eigen::half(in[i]);
-  }
-  return start;
-}
-
-__attribute__((target("avx,f16c"))) index_t halves_to_floats_f16c(const Eigen::half* in, float* out, index_t count) {
-  const __m128i exponent = _mm_set1_epi16(0x7c00);
-  index_t start = 0;
-  for (; start + chunk_values <= count; start += chunk_values) {
-    __m128i flagged = _mm_setzero_si128();
-    for (index_t i = start; i < start + chunk_values; i += 8) {
-      const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
-      flagged = _mm_or_si128(flagged, _mm_cmpeq_epi16(_mm_and_si128(h, exponent), exponent));
-      _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
-    }
-    if (_mm_testz_si128(flagged, flagged) == 0)
-      for (index_t i = start; i < start + chunk_values; ++i) out[i] = static_cast<float>(in[i]);
-  }
-  return start;
-}
-
-/// Float -> int32 or uint32 (the same bits), 8 at a time with AVX2. VCVTTPS2DQ gives
-/// float_to_integer's value for every value within int32 and INT32_MIN for any other (NaN,
-/// or one to saturate or wrap), so a chunk that produced INT32_MIN is converted again value
-/// by value. C++ cannot say this without undefined behaviour (casting such a value), and
-/// its branch-free equivalent (float_to_small_integers) costs twice the instructions.
-template <class To>
-__attribute__((target("avx2"))) index_t floats_to_int32s_avx2(const float* in, To* out, index_t count) {
-  static_assert(std::is_integral_v<To> && sizeof(To) == 4);
-  const __m256i int32_min = _mm256_set1_epi32(std::numeric_limits<std::int32_t>::min());
-  index_t start = 0;
-  for (; start + chunk_values <= count; start += chunk_values) {
-    __m256i flagged = _mm256_setzero_si256();
-    for (index_t i = start; i < start + chunk_values; i += 8) {
-      const __m256i values = _mm256_cvttps_epi32(_mm256_loadu_ps(in + i));
-      flagged = _mm256_or_si256(flagged, _mm256_cmpeq_epi32(values, int32_min));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), values);
-    }
-    if (_mm256_testz_si256(flagged, flagged) == 0)
-      for (index_t i = start; i < start + chunk_values; ++i) out[i] = float_to_integer<To>(in[i]);
-  }
-  return start;
-}
-
-/// The same, 16 at a time, where the CPU has AVX-512.
-template <class To>
-__attribute__((target("avx512f"))) index_t floats_to_int32s_avx512(const float* in, To* out, index_t count) {
-  static_assert(std::is_integral_v<To> && sizeof(To) == 4);
-  const __m512i int32_min = _mm512_set1_epi32(std::numeric_limits<std::int32_t>::min());
-  index_t start = 0;
-  for (; start + chunk_values <= count; start += chunk_values) {
-    __mmask16 flagged = 0;
-    for (index_t i = start; i < start + chunk_values; i += 16) {
-      const __m512i values = _mm512_cvttps_epi32(_mm512_loadu_ps(in + i));
-      flagged |= _mm512_cmpeq_epi32_mask(values, int32_min);
-      _mm512_storeu_si512(out + i, values);
-    }
-    if (flagged != 0)
-      for (index_t i = start; i < start + chunk_values; ++i) out[i] = float_to_integer<To>(in[i]);
-  }
-  return start;
-}
-#endif
 
 }  // namespace
 
+HWY_EXPORT(floats_to_halves_in_chunks);
+HWY_EXPORT(halves_to_floats_in_chunks);
+HWY_EXPORT(floats_to_int32s_in_chunks);
+
 void floats_to_halves(const float* in, Eigen::half* out, index_t count) {
-  index_t done = 0;
-#if defined(__x86_64__) && defined(__GNUC__)
-  if (vector_width() == VectorWidth::avx512) done = floats_to_halves_avx512(in, out, count);
-  else if (vector_width() == VectorWidth::avx2) done = floats_to_halves_f16c(in, out, count);
-#endif
-  for (index_t i = done; i < count; ++i) out[i] = Eigen::half(in[i]);
+  apply_cpu_capability();
+  for (index_t i = HWY_DYNAMIC_DISPATCH(floats_to_halves_in_chunks)(in, out, count); i < count; ++i)
+    out[i] = Eigen::half(in[i]);
 }
 
 void halves_to_floats(const Eigen::half* in, float* out, index_t count) {
-  index_t done = 0;
-#if defined(__x86_64__) && defined(__GNUC__)
-  if (vector_width() >= VectorWidth::avx2) done = halves_to_floats_f16c(in, out, count);
-#endif
-  for (index_t i = done; i < count; ++i) out[i] = static_cast<float>(in[i]);
+  apply_cpu_capability();
+  for (index_t i = HWY_DYNAMIC_DISPATCH(halves_to_floats_in_chunks)(in, out, count); i < count; ++i)
+    out[i] = static_cast<float>(in[i]);
 }
 
 template <class To>
-index_t floats_to_int32s([[maybe_unused]] const float* in, [[maybe_unused]] To* out, [[maybe_unused]] index_t count) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  if (vector_width() == VectorWidth::avx512) return floats_to_int32s_avx512(in, out, count);
-  if (vector_width() == VectorWidth::avx2) return floats_to_int32s_avx2(in, out, count);
-#endif
-  return 0;
+index_t floats_to_int32s(const float* in, To* out, index_t count) {
+  static_assert(std::is_integral_v<To> && sizeof(To) == 4);
+  apply_cpu_capability();
+  // float_to_integer gives int32 and uint32 the same bits: both wrap modulo 2^32.
+  return HWY_DYNAMIC_DISPATCH(floats_to_int32s_in_chunks)(in, reinterpret_cast<std::int32_t*>(out), count);
 }
 
 template index_t floats_to_int32s(const float*, std::int32_t*, index_t);
 template index_t floats_to_int32s(const float*, std::uint32_t*, index_t);
 
 }  // namespace zt::detail
+#endif
