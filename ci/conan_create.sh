@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the zerotensor Conan package and runs its test_package with no remote reachable:
-# Eigen, Boost, nlohmann_json and simdjson are Debian's packages, wrapped as Conan packages by the
-# recipes in ci/conan/debian-packages/. Conan lives in its own home under the build
-# folder, so the user's Conan setup is neither read nor changed.
+# Eigen, Boost, nlohmann_json, simdjson and Highway are Debian's packages, wrapped as Conan
+# packages by the recipes in ci/conan/debian-packages/. Conan lives in its own home under the
+# build folder, so the user's Conan setup is neither read nor changed.
 # Usage: ci/conan_create.sh [more `conan create` arguments, e.g. -o "&:shared=True"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
