@@ -7,9 +7,11 @@
 #include <cstring>
 
 #include "concat.hpp"
+#include "read_file.hpp"
 #include "staged_transfer.hpp"
 #include "zerotensor/empty.hpp"
 #include "zerotensor/frombuffer.hpp"
+#include "zerotensor/mapped_file.hpp"
 #include "zerotensor/storage.hpp"
 
 namespace zt::detail {
@@ -101,16 +103,17 @@ std::string negated_parts(const StoredTensor& stored) {
   return stored.negate.real ? "real parts" : "imaginary parts";
 }
 
-/// Why the stored bytes cannot be viewed in place; empty when they can.
-std::string copy_reason(const std::byte* source, const StoredTensor& stored, index_t count) {
+/// Why the stored bytes cannot be viewed in place; empty when they can. Alignment is the
+/// address's: a file's mapping starts on a page, a caller's buffer anywhere.
+std::string copy_reason(const std::byte* source, const StoredTensor& stored, index_t count, std::string_view noun) {
   if (stored.negate.any() && count > 0) return concat("needs a copy with its ", negated_parts(stored), " negated");
   if (needs_byte_swap(stored, count))
     return concat("is stored in the other byte order (", std::endian::native == std::endian::little ? "big" : "little",
                   "-endian) and needs a byte-swapped copy");
   const std::size_t align = alignment(stored.dtype);
   if (reinterpret_cast<std::uintptr_t>(source) % align != 0)
-    return concat("starts at byte offset ", stored.offset, " of the file, which is not aligned to ", align,
-                  " bytes for ", stored.dtype, ", and needs a copy");
+    return concat("starts at byte offset ", stored.offset, " of the ", noun, ", at an address not aligned to ",
+                  align, " bytes for ", stored.dtype, ", and needs a copy");
   return {};
 }
 
@@ -128,6 +131,22 @@ UploadPart upload_part(const std::byte* source, const StoredTensor& stored) {
 /// ValueError when a bool tensor's bytes are not all 0 or 1.
 void check_stored_bools(const std::byte* source, const StoredTensor& stored, const DescribeTensor& describe) {
   if (stored.dtype == bool_) check_bool_bytes(source, numel(stored.shape), describe());
+}
+
+/// ValueError for options that contradict each other, whatever the bytes; `noun` ("file",
+/// "buffer") names them.
+void check_copy_rules(const LoadOptions& options, std::string_view noun) {
+  if (options.device != cpu) {
+    if (options.copy == false)
+      throw ValueError(concat("copy = false cannot be combined with device ", options.device,
+                              ": a tensor there is a copy of the ", noun, "'s bytes"));
+    if (options.access == MapAccess::shared)
+      throw ValueError(concat("shared access cannot be combined with device ", options.device,
+                              ": writes to a copy there never reach the ", noun));
+  } else if (options.copy.value_or(false) && options.access == MapAccess::shared) {
+    throw ValueError(
+        concat("copy = true cannot be combined with shared access: writes to copies never reach the ", noun));
+  }
 }
 
 }  // namespace
@@ -148,54 +167,77 @@ const AnyTensor& tensor_named(const std::map<std::string, AnyTensor, std::less<>
   return found->second;
 }
 
-FileContext::FileContext(std::string_view loader, PathRef path, std::string_view part) {
-  const std::string_view pieces[] = {loader, ": <", path.c_str(), ">", part};
+LoadContext::LoadContext(std::string_view loader, PathRef path, std::string_view part)
+    : LoadContext(loader, path.c_str(), part, "file") {}
+
+LoadContext::LoadContext(std::string_view loader, std::string_view part)
+    : LoadContext(loader, "memory", part, "buffer") {}
+
+LoadContext::LoadContext(std::string_view loader, std::string_view source, std::string_view part,
+                         std::string_view noun)
+    : noun_(noun) {
+  const std::string_view pieces[] = {loader, ": <", source, ">", part};
   std::size_t length = 0;
   for (const std::string_view piece : pieces) length += piece.size();
   text_.resize(length, boost::container::default_init);
   char* end = text_.data();
   for (const std::string_view piece : pieces) end = std::copy(piece.begin(), piece.end(), end);
-  file_length_ = length - part.size();
+  source_length_ = length - part.size();
 }
 
 MapAccess mapping_access(const LoadOptions& options) {
-  if (options.device != cpu) {
-    if (options.copy == false)
-      throw ValueError(concat("copy = false cannot be combined with device ", options.device,
-                              ": a tensor there is a copy of the file's bytes"));
-    if (options.access == MapAccess::shared)
-      throw ValueError(concat("shared access cannot be combined with device ", options.device,
-                              ": writes to a copy there never reach the file"));
-    return MapAccess::read_only;
-  }
-  if (options.copy.value_or(false)) {
-    if (options.access == MapAccess::shared)
-      throw ValueError("copy = true cannot be combined with shared access: writes to copies never reach the file");
-    return MapAccess::read_only;
-  }
-  return options.access;
+  check_copy_rules(options, "file");
+  const bool copies_only = options.device != cpu || options.copy.value_or(false);
+  return copies_only ? MapAccess::read_only : options.access;
 }
 
-AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, const LoadOptions& options,
-                             const DescribeTensor& describe) {
-  // The views are writable only when the access, and so the mapping, is.
-  std::byte* source = view_address(mapping) + stored.offset;
+LoadOptions buffer_load_options(const Buffer& bytes, LoadOptions options, std::string_view description) {
+  if (!bytes.device().is_host_accessible())
+    throw DeviceError(concat(description, ": the buffer is on ", bytes.device(),
+                             ", which the host cannot read; copy it to the CPU first"));
+  check_copy_rules(options, "buffer");
+  if (options.access != MapAccess::read_only && !bytes.is_writable())
+    throw ValueError(concat(description, ": ", options.access == MapAccess::shared ? "shared" : "copy_on_write",
+                            " access gives writable tensors, but the buffer is read-only"));
+  if (options.access == MapAccess::copy_on_write && options.device == cpu) {
+    if (options.copy == false)
+      throw ValueError(concat(description, ": copy_on_write access copies every tensor, so that writes never "
+                                           "reach the buffer, but copy = false"));
+    options.copy = true;
+  }
+  return options;
+}
+
+FileBytes file_bytes(PathRef path, const LoadOptions& options, bool read_allowed) {
+  const MapAccess access = mapping_access(options);
+  if (!read_allowed || options.device != cpu || !options.copy.value_or(false))
+    return {map_file(path, {.access = access}), options};
+  LoadOptions copied = options;
+  copied.copy.reset();  // copied already: copied again only to swap bytes or align
+  return {read_file(path), copied};
+}
+
+AnyTensor load_stored_tensor(const Buffer& bytes, const StoredTensor& stored, const LoadOptions& options,
+                             const DescribeTensor& describe, std::string_view noun) {
+  // The views are writable only when the access, and so the bytes, are.
+  std::byte* source = view_address(bytes) + stored.offset;
   const index_t count = numel(stored.shape);
   const std::size_t length = std::size_t(count) * itemsize(stored.dtype);
   const bool writable = options.access != MapAccess::read_only;
   if (options.device != cpu) {
     const auto describe_only = [&describe](std::size_t) { return describe(); };
-    return std::move(upload_stored_tensors(mapping, {&stored, 1}, options, describe(), describe_only).front());
+    return std::move(upload_stored_tensors(bytes, {&stored, 1}, options, describe(), describe_only).front());
   }
   check_stored_bools(source, stored, describe);
 
-  const std::string reason = copy_reason(source, stored, count);
+  const std::string reason = copy_reason(source, stored, count, noun);
   if (reason.empty() && !options.copy.value_or(false))
-    return make_view(stored.dtype, source, stored.shape, stored.strides, mapping.owner(), cpu, writable);
+    return make_view(stored.dtype, source, stored.shape, stored.strides, bytes.owner(), bytes.device(), writable);
   if (!reason.empty() && options.copy == false)
     throw ValueError(concat(describe(), " ", reason, ", but copy = false"));
   if (!reason.empty() && options.access == MapAccess::shared)
-    throw ValueError(concat(describe(), " ", reason, ", so it cannot share memory with the file (shared access)"));
+    throw ValueError(
+        concat(describe(), " ", reason, ", so it cannot share memory with the ", noun, " (shared access)"));
 
   std::shared_ptr<std::byte> memory = allocate_bytes(length);
   native_bytes(source, 0, {memory.get(), length}, stored.dtype,
@@ -204,14 +246,14 @@ AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, 
   return make_view(stored.dtype, copy, stored.shape, stored.strides, std::move(memory), cpu, writable);
 }
 
-std::vector<AnyTensor> upload_stored_tensors(const Buffer& mapping, std::span<const StoredTensor> stored,
+std::vector<AnyTensor> upload_stored_tensors(const Buffer& bytes, std::span<const StoredTensor> stored,
                                              const LoadOptions& options, std::string_view description,
                                              const std::function<std::string(std::size_t)>& describe) {
   if (stored.empty()) return {};  // nothing goes to the device, so nothing asks for it
   std::vector<UploadPart> parts;
   parts.reserve(stored.size());
   for (std::size_t i = 0; i < stored.size(); ++i) {
-    const std::byte* source = view_address(mapping) + stored[i].offset;
+    const std::byte* source = view_address(bytes) + stored[i].offset;
     check_stored_bools(source, stored[i], [&describe, i] { return describe(i); });
     parts.push_back(upload_part(source, stored[i]));
   }

@@ -1,5 +1,6 @@
-// Internal: the one place a tensor stored in a mapped file (.npy, .safetensors) becomes a
-// view into the mapping or, where it must, a copy — as LoadOptions say.
+// Internal: the one place a tensor stored in a file's bytes (.npy, .safetensors, torch.save)
+// becomes a view into those bytes or, where it must, a copy — as LoadOptions say. The bytes are
+// a file's mapping, the file read into memory, or a zt::Buffer a caller passed.
 #pragma once
 
 #include <cstddef>
@@ -29,11 +30,11 @@ struct Negation {
   [[nodiscard]] bool any() const noexcept { return real || imaginary; }
 };
 
-/// Where and how one tensor lies in a mapped file. The caller has validated that
-/// [offset, offset + numel * itemsize) lies inside the mapping and that the shape's byte
-/// count does not overflow; the bytes are dense in the order `strides` describe.
+/// Where and how one tensor lies in a file's bytes. The caller has validated that
+/// [offset, offset + numel * itemsize) lies inside them and that the shape's byte count does
+/// not overflow; the bytes are dense in the order `strides` describe.
 struct StoredTensor {
-  std::size_t offset;  ///< bytes from the start of the mapping
+  std::size_t offset;  ///< bytes from the start of the file
   DType dtype;
   DynamicExtents shape;
   DynamicExtents strides;      ///< in elements: C order, or Fortran order for .npy
@@ -45,14 +46,15 @@ struct StoredTensor {
 /// built only when a message needs it: a small load builds no text.
 using DescribeTensor = std::function<std::string()>;
 
-/// The tensor as a view of `mapping` (sharing its owner) or as a copy.
-AnyTensor load_stored_tensor(const Buffer& mapping, const StoredTensor& stored, const LoadOptions& options,
-                             const DescribeTensor& describe);
+/// The tensor as a view of `bytes` (sharing their owner and device, writable when the access is
+/// not read_only) or as a copy. `noun` ("file", "buffer") names the bytes in messages.
+AnyTensor load_stored_tensor(const Buffer& bytes, const StoredTensor& stored, const LoadOptions& options,
+                             const DescribeTensor& describe, std::string_view noun = "file");
 
-/// The tensors in memory of their own on options.device (not the CPU), all streamed from the
-/// mapping through one staged copy. `describe(i)` starts the messages about stored[i]'s bytes,
+/// The tensors in memory of their own on options.device (not the CPU), all streamed from
+/// `bytes` through one staged copy. `describe(i)` starts the messages about stored[i]'s bytes,
 /// `description` those about the copy.
-std::vector<AnyTensor> upload_stored_tensors(const Buffer& mapping, std::span<const StoredTensor> stored,
+std::vector<AnyTensor> upload_stored_tensors(const Buffer& bytes, std::span<const StoredTensor> stored,
                                              const LoadOptions& options, std::string_view description,
                                              const std::function<std::string(std::size_t)>& describe);
 
@@ -66,21 +68,49 @@ void refuse_zip_archive(std::span<const std::byte> file, std::string_view format
 const AnyTensor& tensor_named(const std::map<std::string, AnyTensor, std::less<>>& tensors, std::string_view name,
                               std::string_view collection);
 
-/// "<loader>: <path>" and a part after it, in one string: the loaders build it for every load,
-/// without a stream and, for a path of usual length, without an allocation. `file()` opens the
-/// messages about the file, `whole()` those about the part ("load_npy: <a.npy>: array").
-class FileContext {
+/// What the messages of one load start with, in one string built without a stream and, for a
+/// path of usual length, without an allocation: "<loader>: <path>" for a file, "<loader>:
+/// <memory>" for bytes in memory, then a part. `source()` opens the messages about the whole
+/// file or buffer, `whole()` those about the part ("load_npy: <a.npy>: array"); `noun()` is
+/// "file" or "buffer", for messages that speak of the bytes themselves.
+class LoadContext {
  public:
-  FileContext(std::string_view loader, PathRef path, std::string_view part);
-  std::string_view file() const { return whole().substr(0, file_length_); }
+  /// A load of the file at `path`.
+  LoadContext(std::string_view loader, PathRef path, std::string_view part);
+  /// A load of bytes in memory.
+  LoadContext(std::string_view loader, std::string_view part);
+  std::string_view source() const { return whole().substr(0, source_length_); }
   std::string_view whole() const { return {text_.data(), text_.size()}; }
+  std::string_view noun() const { return noun_; }
 
  private:
+  LoadContext(std::string_view loader, std::string_view source, std::string_view part, std::string_view noun);
+
   boost::container::small_vector<char, 256> text_;
-  std::size_t file_length_;
+  std::size_t source_length_;
+  std::string_view noun_;
 };
 
-/// The access to map a file with for `options`: copies only read, so copy = true maps read-only.
+/// The access to map a file with for `options`: copies only read, so copy = true maps
+/// read-only. ValueError for options that contradict each other (load_options.hpp).
 MapAccess mapping_access(const LoadOptions& options);
+
+/// The options to read `bytes`, a caller's Buffer, with: `options` checked as mapping_access
+/// checks them and against the buffer, and copy = true for copy_on_write access, whose writes
+/// must not reach the buffer (load_options.hpp). DeviceError for a buffer the host cannot read;
+/// ValueError, after `description`, for writable access to a read-only buffer and for
+/// copy_on_write access with copy = false.
+LoadOptions buffer_load_options(const Buffer& bytes, LoadOptions options, std::string_view description);
+
+/// The bytes of the file at `path` for a load with `options`, and the options to view them with.
+struct FileBytes {
+  Buffer bytes;
+  LoadOptions options;
+};
+
+/// With `read_allowed`, a load that copies every tensor to the CPU reads the file into memory of
+/// its own (read_file: no mapping to set up and tear down), and its tensors are copied again only
+/// to swap bytes or align; otherwise the file is mapped with mapping_access(options).
+FileBytes file_bytes(PathRef path, const LoadOptions& options, bool read_allowed);
 
 }  // namespace zt::detail

@@ -11,8 +11,6 @@
 #include "dtype_formats.hpp"
 #include "file_io.hpp"
 #include "file_tensor.hpp"
-#include "read_file.hpp"
-#include "zerotensor/mapped_file.hpp"
 #include "zerotensor/empty.hpp"
 
 namespace zt {
@@ -251,33 +249,39 @@ std::string npy_prefix(const std::string& dict) {
   return prefix;
 }
 
-}  // namespace
-
-AnyTensor load_npy(PathRef path, LoadOptions options) {
-  const detail::FileContext context("load_npy", path, ": array");
-  const std::string_view description = context.file();
-  const MapAccess access = detail::mapping_access(options);
-  // A copy on the CPU reads the file into memory of its own and views that: no mapping.
-  const bool read = options.device == cpu && options.copy.value_or(false);
-  const Buffer file = read ? detail::read_file(path) : map_file(path, {.access = access});
-  const auto [header_text, data_offset] = locate_header(file.bytes(), description);
+/// The array of the .npy file in `bytes`, viewed or copied as `options` say; `context` opens the
+/// messages.
+AnyTensor read_npy(const Buffer& bytes, const LoadOptions& options, const detail::LoadContext& context) {
+  const std::string_view description = context.source();
+  const auto [header_text, data_offset] = locate_header(bytes.bytes(), description);
   NpyHeader header = HeaderParser(header_text, description).parse();
 
   const index_t count = checked_numel(header.shape, itemsize(header.dtype), description);
   DynamicExtents strides = header.fortran_order ? detail::column_major_strides(header.shape)
                                                 : detail::contiguous_strides(header.shape);
   const std::size_t needed = std::size_t(count) * itemsize(header.dtype);
-  const std::size_t available = file.nbytes() - data_offset;
+  const std::size_t available = bytes.nbytes() - data_offset;
   if (needed > available)
-    throw ValueError(detail::concat(description, ": shape ", detail::shape_string(header.shape), " of ", header.dtype,
-                                    " needs ", needed, " bytes of data but the file holds ", available,
-                                    " after the header"));
+    throw ValueError(concat(description, ": shape ", detail::shape_string(header.shape), " of ", header.dtype,
+                            " needs ", needed, " bytes of data but the ", context.noun(), " holds ", available,
+                            " after the header"));
   const detail::StoredTensor stored{data_offset, header.dtype, std::move(header.shape), std::move(strides),
                                     header.foreign_byte_order};
-  LoadOptions stored_options = options;
-  if (read) stored_options.copy.reset();  // copied already: copied again only to swap bytes or align
   const auto describe = [&context] { return std::string(context.whole()); };
-  return detail::load_stored_tensor(file, stored, stored_options, describe);
+  return detail::load_stored_tensor(bytes, stored, options, describe, context.noun());
+}
+
+}  // namespace
+
+AnyTensor load_npy(PathRef path, LoadOptions options) {
+  const detail::LoadContext context("load_npy", path, ": array");
+  const detail::FileBytes file = detail::file_bytes(path, options, true);
+  return read_npy(file.bytes, file.options, context);
+}
+
+AnyTensor detail::load_npy_bytes(const Buffer& bytes, LoadOptions options) {
+  const LoadContext context("load_npy", ": array");
+  return read_npy(bytes, buffer_load_options(bytes, options, context.source()), context);
 }
 
 void save_npy(PathRef path, const AnyTensor& tensor) {

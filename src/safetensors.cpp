@@ -17,9 +17,7 @@
 #include "file_io.hpp"
 #include "file_tensor.hpp"
 #include "json.hpp"
-#include "read_file.hpp"
 #include "safetensors_selected.hpp"
-#include "zerotensor/mapped_file.hpp"
 #include "zerotensor/empty.hpp"
 
 namespace zt {
@@ -27,6 +25,7 @@ namespace {
 
 using detail::concat;
 using detail::Json;
+using Keep = std::function<bool(std::string_view)>;
 
 constexpr std::size_t length_field = 8;           // little-endian uint64 header length
 constexpr std::uint64_t max_header_length = 100'000'000;  // the reference implementation's limit
@@ -260,30 +259,15 @@ std::vector<index_t> stored_shape(const AnyTensor& tensor) {
   return shape;
 }
 
-}  // namespace
-
-const AnyTensor& SafetensorsFile::at(std::string_view name) const {
-  return detail::tensor_named(tensors, name, "SafetensorsFile");
-}
-
-SafetensorsFile load_safetensors(PathRef path, LoadOptions options) {
-  return detail::load_safetensors_selected(path, options, {});
-}
-
-SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOptions& options,
-                                                  const std::function<bool(std::string_view)>& keep) {
-  const detail::FileContext context("load_safetensors", path, ": the header");
-  const std::string_view description = context.file();
-  const MapAccess access = detail::mapping_access(options);
-  // A copy of every tensor on the CPU reads the file into memory of its own: no mapping.
-  const bool read = options.device == cpu && options.copy.value_or(false) && !keep;
-  const Buffer mapping = read ? detail::read_file(path) : map_file(path, {.access = access});
-  LoadOptions stored_options = options;
-  if (read) stored_options.copy.reset();  // copied already: copied again only to swap bytes or align
-  const std::uint64_t header_length = read_header_length(mapping.bytes(), description);
+/// The tensors `keep` accepts (unset: all) of the .safetensors file in `bytes`, viewed or copied as
+/// `options` say, and its metadata; `context` opens the messages.
+SafetensorsFile read_safetensors(const Buffer& bytes, const LoadOptions& options, const detail::LoadContext& context,
+                                 const Keep& keep) {
+  const std::string_view description = context.source();
+  const std::uint64_t header_length = read_header_length(bytes.bytes(), description);
   const std::size_t data_start = length_field + header_length;
-  HeaderReader reader(description, mapping.nbytes() - data_start);
-  const auto header = mapping.bytes().subspan(length_field, header_length);
+  HeaderReader reader(description, bytes.nbytes() - data_start);
+  const auto header = bytes.bytes().subspan(length_field, header_length);
 
   SafetensorsFile file;
   std::vector<Entry> entries =
@@ -303,7 +287,7 @@ SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOption
   if (options.device == cpu) {
     for (Entry& entry : entries) {
       const auto describe = [&reader, &entry] { return reader.tensor_context(entry.name); };
-      add(entry.name, detail::load_stored_tensor(mapping, stored(entry), stored_options, describe));
+      add(entry.name, detail::load_stored_tensor(bytes, stored(entry), options, describe, context.noun()));
     }
     return file;
   }
@@ -312,9 +296,31 @@ SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOption
   all.reserve(entries.size());
   for (Entry& entry : entries) all.push_back(stored(entry));
   std::vector<AnyTensor> tensors = detail::upload_stored_tensors(
-      mapping, all, options, description, [&](std::size_t i) { return reader.tensor_context(entries[i].name); });
+      bytes, all, options, description, [&](std::size_t i) { return reader.tensor_context(entries[i].name); });
   for (std::size_t i = 0; i < entries.size(); ++i) add(entries[i].name, std::move(tensors[i]));
   return file;
+}
+
+}  // namespace
+
+const AnyTensor& SafetensorsFile::at(std::string_view name) const {
+  return detail::tensor_named(tensors, name, "SafetensorsFile");
+}
+
+SafetensorsFile load_safetensors(PathRef path, LoadOptions options) {
+  return detail::load_safetensors_selected(path, options, {});
+}
+
+SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOptions& options, const Keep& keep) {
+  const LoadContext context("load_safetensors", path, ": the header");
+  // Loading only some tensors maps the file, so that those left out are never read.
+  const FileBytes file = file_bytes(path, options, !keep);
+  return read_safetensors(file.bytes, file.options, context, keep);
+}
+
+SafetensorsFile detail::load_safetensors_bytes(const Buffer& bytes, LoadOptions options) {
+  const LoadContext context("load_safetensors", ": the header");
+  return read_safetensors(bytes, buffer_load_options(bytes, options, context.source()), context, {});
 }
 
 void save_safetensors(PathRef path, const std::map<std::string, AnyTensor, std::less<>>& tensors,

@@ -98,15 +98,16 @@ std::string leaf_text(const PickleObject& leaf) {
 }
 
 /// Names every leaf of the pickled graph and makes the tensors that `keep` accepts (unset:
-/// all) views of their storages; the storages of the others are never looked at.
+/// all) views of their storages in `bytes`, the archive; the storages of the others are never
+/// looked at.
 class Loader {
  public:
-  Loader(const Buffer& mapping, const PickleGraph& graph, const Records& records, std::string prefix,
-         bool foreign, const LoadOptions& options, std::string_view description, const Keep& keep,
+  Loader(const Buffer& bytes, const PickleGraph& graph, const Records& records, std::string prefix,
+         bool foreign, const LoadOptions& options, const detail::LoadContext& context, const Keep& keep,
          std::uint64_t pickle_bytes)
-      : mapping_(mapping), graph_(graph), records_(records), prefix_(std::move(prefix)), foreign_(foreign),
-        options_(options), description_(description), keep_(keep), pickle_bytes_(pickle_bytes),
-        output_limit_(max_output(pickle_bytes)) {}
+      : bytes_(bytes), graph_(graph), records_(records), prefix_(std::move(prefix)), foreign_(foreign),
+        options_(options), description_(context.source()), noun_(context.noun()), keep_(keep),
+        pickle_bytes_(pickle_bytes), output_limit_(max_output(pickle_bytes)) {}
 
   TorchFile load() {
     for (const PickleObject& object : graph_.objects) references_ += object.items.size();
@@ -243,7 +244,7 @@ class Loader {
         return concat(description_, ": storage '", graph_.storages[tensor.storage].key, "' of '", name_, "'",
                       bits_text(tensor));
       };
-      cached = storages_.emplace(key, detail::load_stored_tensor(mapping_, stored, options_, describe)).first;
+      cached = storages_.emplace(key, detail::load_stored_tensor(bytes_, stored, options_, describe, noun_)).first;
     }
     const AnyTensor& bytes = cached->second;
     std::byte* data = static_cast<std::byte*>(const_cast<void*>(bytes.data_ptr())) +
@@ -255,13 +256,14 @@ class Loader {
   /// A storage's record by offset, as each dtype and negation views or copies it.
   using StorageKey = std::tuple<std::uint64_t, DType, bool, bool>;
 
-  const Buffer& mapping_;
+  const Buffer& bytes_;
   const PickleGraph& graph_;
   const Records& records_;
   std::string prefix_;
   bool foreign_;
   const LoadOptions& options_;
   std::string_view description_;
+  std::string_view noun_;  // "file" or "buffer", in messages about the bytes
   std::size_t references_ = 0;  // items of every list, tuple and dict
   std::size_t visits_ = 0;
   const Keep& keep_;
@@ -284,6 +286,22 @@ void read_header(const detail::InputFile& file, std::uint64_t offset, std::span<
                          " while its zip directory is read (it changed on disk)"));
 }
 
+/// The tensors `keep` accepts (unset: all) and the other leaves of the torch.save file in
+/// `bytes`, viewed or copied as `options` say; `read_at` reads its zip local headers
+/// (read_zip_directory), `context` opens the messages.
+TorchFile read_torch(const Buffer& bytes, const LoadOptions& options, const detail::LoadContext& context,
+                     const Keep& keep, const detail::ReadAt& read_at) {
+  const std::string_view description = context.source();
+  const std::span<const std::byte> file = bytes.bytes();
+  refuse_legacy_format(file, description);
+  const Records records = detail::read_zip_directory(file, description, read_at);
+  std::string prefix = archive_prefix(records, description);
+  const bool foreign = foreign_byte_order(file, records, prefix, description);
+  const detail::ZipRecord& pickle = records.find(prefix + "data.pkl")->second;
+  const PickleGraph graph = detail::read_torch_pickle(file.subspan(pickle.offset, pickle.size), description);
+  return Loader(bytes, graph, records, std::move(prefix), foreign, options, context, keep, pickle.size).load();
+}
+
 }  // namespace
 
 const AnyTensor& TorchFile::at(std::string_view name) const {
@@ -293,20 +311,20 @@ const AnyTensor& TorchFile::at(std::string_view name) const {
 TorchFile load_torch(PathRef path, LoadOptions options) { return detail::load_torch_selected(path, options, {}); }
 
 TorchFile detail::load_torch_selected(PathRef path, const LoadOptions& options, const Keep& keep) {
-  const std::string description = concat("load_torch: <", path.c_str(), ">");
-  const Buffer mapping = map_file(path, {.access = detail::mapping_access(options)});
-  const std::span<const std::byte> file = mapping.bytes();
-  refuse_legacy_format(file, description);
-  const detail::InputFile headers(path);
-  if (headers.open_error() != 0) detail::throw_io_error(description, headers.open_error());
-  const Records records = detail::read_zip_directory(file, description, [&](std::uint64_t offset, std::span<std::byte> out) {
-    read_header(headers, offset, out, description);
-  });
-  std::string prefix = archive_prefix(records, description);
-  const bool foreign = foreign_byte_order(file, records, prefix, description);
-  const detail::ZipRecord& pickle = records.find(prefix + "data.pkl")->second;
-  const PickleGraph graph = detail::read_torch_pickle(file.subspan(pickle.offset, pickle.size), description);
-  return Loader(mapping, graph, records, std::move(prefix), foreign, options, description, keep, pickle.size).load();
+  const LoadContext context("load_torch", path, "");
+  const Buffer mapping = map_file(path, {.access = mapping_access(options)});
+  // The local headers are read through the open file, not faulted in through the mapping.
+  const InputFile headers(path);
+  if (headers.open_error() != 0) throw_io_error(context.source(), headers.open_error());
+  const auto read_at = [&](std::uint64_t offset, std::span<std::byte> out) {
+    read_header(headers, offset, out, context.source());
+  };
+  return read_torch(mapping, options, context, keep, read_at);
+}
+
+TorchFile detail::load_torch_bytes(const Buffer& bytes, LoadOptions options) {
+  const LoadContext context("load_torch", "");
+  return read_torch(bytes, buffer_load_options(bytes, options, context.source()), context, {}, {});
 }
 
 }  // namespace zt

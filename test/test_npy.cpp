@@ -1,17 +1,22 @@
 // load_npy / save_npy against files NumPy wrote (test/data/npy, made by make_fixtures.py):
 // every dtype, C and Fortran order, big-endian, 0-d, empty, format versions 1-3, a
-// misaligned file, malformed headers, and NumPy reading what we save.
+// misaligned file, malformed headers, and NumPy reading what we save; load_npy of the same
+// bytes in memory (a zt::Buffer), and the path forms that must keep naming files.
 #include <boost/test/unit_test.hpp>
 
 #include <complex>
+#include <concepts>
 #include <cstring>
 #include <cstdlib>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "file_test_support.hpp"
 #include "zerotensor/npy.hpp"
 #include "zerotensor/shares_memory.hpp"
 #include "zerotensor/empty.hpp"
+#include "zerotensor/storage.hpp"
 
 using zt_test::data_file;
 using zt_test::read_bytes;
@@ -41,14 +46,59 @@ std::string npy_bytes(const std::string& header, const std::string& data = "", i
   return out + header + data;
 }
 
-/// The message load_npy gives for a malformed file written from `bytes`.
+/// The message load_npy gives for a malformed file written from `bytes`, and for the same
+/// bytes in memory.
 void check_malformed(const std::string& bytes, const std::string& expected) {
   TempDir dir;
   const auto path = dir / "bad.npy";
   write_text(path, bytes);
   BOOST_CHECK_EXCEPTION((void)zt::load_npy(path), zt::ValueError,
                         with_message<zt::ValueError>("load_npy: <" + path.string() + ">: " + expected));
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy(zt::Buffer(std::string(bytes))), zt::ValueError,
+                        with_message<zt::ValueError>("load_npy: <memory>: " + expected));
 }
+
+/// A copy of `bytes` starting `shift` bytes into 64-byte aligned memory of its own, which is
+/// the buffer's owner.
+zt::Buffer aligned_buffer(const std::vector<std::uint8_t>& bytes, std::size_t shift = 0) {
+  std::shared_ptr<std::byte> memory = zt::allocate_bytes(bytes.size() + shift);
+  std::byte* start = memory.get() + shift;
+  std::memcpy(start, bytes.data(), bytes.size());
+  return zt::Buffer(static_cast<void*>(start), bytes.size(), std::move(memory));
+}
+
+/// A writable buffer holding `bytes`, whose owner counts in `deletions` how often it was deleted.
+zt::Buffer counted_buffer(const std::vector<std::uint8_t>& bytes, int& deletions) {
+  auto* memory = new std::vector<std::uint8_t>(bytes);
+  zt::KeepAlive owner(memory, [&deletions](std::vector<std::uint8_t>* held) {
+    ++deletions;
+    delete held;
+  });
+  return zt::Buffer(static_cast<void*>(memory->data()), memory->size(), std::move(owner));
+}
+
+const std::byte* address_in(const zt::Buffer& buffer, std::size_t offset) { return buffer.data() + offset; }
+
+/// Whether load_npy takes a `Source`, with and without options, and returns an AnyTensor.
+template <class Source>
+concept npy_loads_from = requires {
+  { zt::load_npy(std::declval<Source>()) } -> std::same_as<zt::AnyTensor>;
+  { zt::load_npy(std::declval<Source>(), {.copy = true}) } -> std::same_as<zt::AnyTensor>;
+};
+
+// Paths in every form keep compiling (the bytes overload takes exactly a zt::Buffer, so none
+// of them is ambiguous with it); bytes go in as a Buffer and in no other form.
+static_assert(npy_loads_from<const char*>);
+static_assert(npy_loads_from<const char (&)[6]>);
+static_assert(npy_loads_from<std::string>);
+static_assert(npy_loads_from<const std::string&>);
+static_assert(npy_loads_from<std::filesystem::path>);
+static_assert(npy_loads_from<const std::filesystem::path&>);
+static_assert(npy_loads_from<zt::Buffer>);
+static_assert(npy_loads_from<zt::Buffer&>);
+static_assert(npy_loads_from<const zt::Buffer&>);
+static_assert(!npy_loads_from<std::vector<std::byte>>);
+static_assert(!npy_loads_from<std::string_view>);
 
 template <class T>
 void check_values(const zt::AnyTensor& t, std::initializer_list<T> expected) {
@@ -183,8 +233,8 @@ BOOST_AUTO_TEST_CASE(misaligned_data_is_copied_unless_copy_is_false) {
   BOOST_TEST(reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 8 == 0u);
   BOOST_CHECK_EXCEPTION((void)zt::load_npy(path, {.copy = false}), zt::ValueError,
                         with_message<zt::ValueError>(
-                            "array starts at byte offset 68 of the file, which is not aligned to 8 bytes for float64, "
-                            "and needs a copy, but copy = false"));
+                            "array starts at byte offset 68 of the file, at an address not aligned to 8 bytes for "
+                            "float64, and needs a copy, but copy = false"));
 }
 
 BOOST_AUTO_TEST_CASE(copy_true_copies_even_aligned_data) {
@@ -280,8 +330,6 @@ BOOST_AUTO_TEST_CASE(malformed_files_are_value_errors_naming_what_is_wrong) {
                   "malformed header: dimension 0 of 'shape' does not fit in 64 bits");
   check_malformed(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} extra\n", eight),
                   "malformed header: unexpected text after the dict at position 56");
-  check_malformed(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (3,)}\n", eight),
-                  "shape (3,) of float32 needs 12 bytes of data but the file holds 8 after the header");
   check_malformed(npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 4)}\n", eight),
                   "shape (4611686018427387904, 4) has more than 2^63 elements");
   // Empty, but its strides would not fit in 64 bits.
@@ -301,6 +349,208 @@ BOOST_AUTO_TEST_CASE(python_2_long_literals_in_the_shape_are_read) {
   zt::AnyTensor t = zt::load_npy(dir / "py2.npy");
   BOOST_TEST(t.shape() == zt::DynamicExtents({2, 1}));
   check_values<std::uint8_t>(t, {5, 6});
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(load_npy_from_memory)
+
+BOOST_AUTO_TEST_CASE(every_path_form_still_names_a_file) {
+  const std::filesystem::path path = npy("float32");
+  for (const zt::AnyTensor& t : {zt::load_npy(path), zt::load_npy(path.string()), zt::load_npy(path.c_str()),
+                                 zt::load_npy(path, {.copy = true}), zt::load_npy(path.string(), {.copy = true}),
+                                 zt::load_npy(path.c_str(), {.copy = true})})
+    check_values<float>(t, {0, 1, 2, 3});
+  // Read as bytes, these would be malformed .npy files, not missing ones.
+  const auto missing = with_message<zt::IOError>("unable to open file <no_such.npy> in read-only mode");
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy("no_such.npy"), zt::IOError, missing);
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy("no_such.npy", {.copy = true}), zt::IOError, missing);
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy(std::string("no_such.npy")), zt::IOError, missing);
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy(std::string("no_such.npy"), {.copy = false}), zt::IOError, missing);
+}
+
+BOOST_AUTO_TEST_CASE(bytes_load_as_the_file_does_viewed_in_place) {
+  for (const char* name : {"float32", "float64_fortran", "bool", "complex128", "int16_version_3", "float64_0d",
+                           "float32_empty"}) {
+    BOOST_TEST_CONTEXT(name) {
+      const zt::AnyTensor from_file = zt::load_npy(npy(name));
+      const zt::Buffer bytes = aligned_buffer(read_bytes(npy(name)));
+      const zt::AnyTensor t = zt::load_npy(bytes);
+      BOOST_TEST(t.dtype() == from_file.dtype());
+      BOOST_TEST(t.shape() == from_file.shape());
+      BOOST_TEST(t.strides() == from_file.strides());
+      BOOST_TEST(!t.is_writable());
+      BOOST_TEST(t.device() == zt::cpu);
+      BOOST_TEST(t.owner() == bytes.owner());
+      BOOST_TEST(t.data_ptr() == address_in(bytes, page_offset(from_file)));  // where the data lies in the file
+      BOOST_TEST(std::memcmp(t.data_ptr(), from_file.data_ptr(), t.nbytes()) == 0);
+    }
+  }
+  check_values<float>(zt::load_npy(aligned_buffer(read_bytes(npy("float32")))), {0, 1, 2, 3});
+}
+
+BOOST_AUTO_TEST_CASE(the_buffer_owner_lives_until_the_last_view_dies) {
+  int deletions = 0;
+  std::optional<zt::AnyTensor> first, second;
+  {
+    const zt::Buffer buffer = counted_buffer(read_bytes(npy("float32")), deletions);
+    first = zt::load_npy(buffer);
+    second = zt::load_npy(buffer, {.copy = false});
+  }
+  BOOST_TEST(deletions == 0);
+  check_values<float>(*first, {0, 1, 2, 3});
+  first.reset();
+  BOOST_TEST(deletions == 0);
+  check_values<float>(*second, {0, 1, 2, 3});
+  second.reset();
+  BOOST_TEST(deletions == 1);
+
+  // A copy holds memory of its own: the buffer goes with its last reference.
+  int copy_deletions = 0;
+  const zt::AnyTensor copy = zt::load_npy(counted_buffer(read_bytes(npy("float32")), copy_deletions), {.copy = true});
+  BOOST_TEST(copy_deletions == 1);
+  check_values<float>(copy, {0, 1, 2, 3});
+}
+
+BOOST_AUTO_TEST_CASE(misaligned_bytes_are_copied_unless_copy_is_false) {
+  const zt::Buffer shifted = aligned_buffer(read_bytes(npy("float32")), 1);
+  const zt::AnyTensor t = zt::load_npy(shifted);
+  check_values<float>(t, {0, 1, 2, 3});
+  BOOST_TEST(reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 64 == 0u);  // memory of its own
+  BOOST_TEST(t.owner() != shifted.owner());
+  BOOST_TEST(!t.is_writable());
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy(shifted, {.copy = false}), zt::ValueError,
+                        with_message<zt::ValueError>("load_npy: <memory>: array starts at byte offset 128 of the "
+                                                     "buffer, at an address not aligned to 4 bytes for float32, and "
+                                                     "needs a copy, but copy = false"));
+  // The misaligned file in memory: the file's message, naming the buffer.
+  const auto path = npy("float64_misaligned");
+  const zt::Buffer misaligned = aligned_buffer(read_bytes(path));
+  check_values<double>(zt::load_npy(misaligned), {1.5, -2.0, 8.0});
+  const std::string reason = ", at an address not aligned to 8 bytes for float64, and needs a copy, but copy = false";
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy(path, {.copy = false}), zt::ValueError,
+                        with_message<zt::ValueError>("load_npy: <" + path.string() +
+                                                     ">: array starts at byte offset 68 of the file" + reason));
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy(misaligned, {.copy = false}), zt::ValueError,
+                        with_message<zt::ValueError>("load_npy: <memory>: array starts at byte offset 68 of the "
+                                                     "buffer" + reason));
+}
+
+BOOST_AUTO_TEST_CASE(truncated_bytes_are_refused_as_a_truncated_file_is) {
+  TempDir dir;
+  auto bytes = read_bytes(npy("float32"));
+  bytes.resize(bytes.size() - 4);
+  write_bytes(dir / "short.npy", bytes);
+  const std::string shape = "shape (4,) of float32 needs 16 bytes of data but the ";
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy(dir / "short.npy"), zt::ValueError,
+                        with_message<zt::ValueError>("load_npy: <" + (dir / "short.npy").string() + ">: " + shape +
+                                                     "file holds 12 after the header"));
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy(aligned_buffer(bytes)), zt::ValueError,
+                        with_message<zt::ValueError>("load_npy: <memory>: " + shape +
+                                                     "buffer holds 12 after the header"));
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy(zt::Buffer(static_cast<const void*>(nullptr), 0)), zt::ValueError,
+                        with_message<zt::ValueError>(
+                            "load_npy: <memory>: truncated: 0 bytes is too short for the 10-byte .npy preamble"));
+}
+
+BOOST_AUTO_TEST_CASE(a_read_only_buffer_gives_read_only_tensors_only) {
+  const std::vector<std::uint8_t> bytes = read_bytes(npy("float32"));
+  const zt::Buffer read_only{bytes};  // a const range: read-only, borrowed
+  BOOST_REQUIRE(!read_only.is_writable());
+  for (const zt::LoadOptions& options : {zt::LoadOptions{}, zt::LoadOptions{.copy = true}}) {
+    const zt::AnyTensor t = zt::load_npy(read_only, options);
+    BOOST_TEST(!t.is_writable());
+    check_values<float>(t, {0, 1, 2, 3});
+  }
+  BOOST_TEST(zt::load_npy(read_only).data_ptr() == bytes.data() + 128);
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy(read_only, {.access = zt::MapAccess::shared}), zt::ValueError,
+                        with_message<zt::ValueError>(
+                            "load_npy: <memory>: shared access gives writable tensors, but the buffer is read-only"));
+  BOOST_CHECK_EXCEPTION(
+      (void)zt::load_npy(read_only, {.access = zt::MapAccess::copy_on_write, .copy = true}), zt::ValueError,
+      with_message<zt::ValueError>(
+          "load_npy: <memory>: copy_on_write access gives writable tensors, but the buffer is read-only"));
+}
+
+BOOST_AUTO_TEST_CASE(shared_access_writes_reach_the_buffer_and_copy_on_write_copies) {
+  std::vector<std::uint8_t> bytes = read_bytes(npy("float32"));
+  const zt::Buffer writable{bytes};  // a mutable range: writable, borrowed
+  BOOST_TEST(!zt::load_npy(writable).is_writable());  // read_only access by default
+  {
+    const zt::AnyTensor shared = zt::load_npy(writable, {.access = zt::MapAccess::shared});
+    BOOST_TEST(shared.data_ptr() == bytes.data() + 128);
+    shared.as<float, 1>()(1) = -7.0f;
+  }
+  float written = 0;
+  std::memcpy(&written, bytes.data() + 128 + 4, sizeof written);
+  BOOST_TEST(written == -7.0f);
+
+  const zt::AnyTensor private_copy = zt::load_npy(writable, {.access = zt::MapAccess::copy_on_write});
+  BOOST_TEST(private_copy.is_writable());
+  BOOST_TEST(!zt::shares_memory(private_copy, zt::load_npy(writable)));
+  private_copy.as<float, 1>()(0) = 42.0f;
+  check_values<float>(zt::load_npy(writable), {0, -7, 2, 3});
+
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy(writable, {.access = zt::MapAccess::copy_on_write, .copy = false}),
+                        zt::ValueError,
+                        with_message<zt::ValueError>("load_npy: <memory>: copy_on_write access copies every tensor, "
+                                                     "so that writes never reach the buffer, but copy = false"));
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy(writable, {.access = zt::MapAccess::shared, .copy = true}), zt::ValueError,
+                        with_message<zt::ValueError>("copy = true cannot be combined with shared access: writes to "
+                                                     "copies never reach the buffer"));
+  std::vector<std::uint8_t> big_endian = read_bytes(npy("int32_big_endian"));
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy(zt::Buffer(big_endian), {.access = zt::MapAccess::shared}), zt::ValueError,
+                        with_message<zt::ValueError>("load_npy: <memory>: array is stored in the other byte order "
+                                                     "(big-endian) and needs a byte-swapped copy, so it cannot share "
+                                                     "memory with the buffer (shared access)"));
+}
+
+BOOST_AUTO_TEST_CASE(byte_order_and_bool_bytes_follow_the_file_rules) {
+  const zt::AnyTensor swapped = zt::load_npy(aligned_buffer(read_bytes(npy("int32_big_endian"))));
+  check_values<std::int32_t>(swapped, {1, -2, 3, 70000});
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy(aligned_buffer(read_bytes(npy("int32_big_endian"))), {.copy = false}),
+                        zt::ValueError,
+                        with_message<zt::ValueError>("load_npy: <memory>: array is stored in the other byte order "
+                                                     "(big-endian) and needs a byte-swapped copy, but copy = false"));
+  auto bools = read_bytes(npy("bool"));
+  bools[128 + 2] = 2;
+  BOOST_CHECK_EXCEPTION(
+      (void)zt::load_npy(aligned_buffer(bools)), zt::ValueError,
+      with_message<zt::ValueError>("load_npy: <memory>: array: bool data must be bytes 0 or 1; element 2 is byte 2"));
+}
+
+BOOST_AUTO_TEST_CASE(the_views_carry_the_buffer_device) {
+  const std::vector<std::uint8_t> bytes = read_bytes(npy("float32"));
+  const zt::Device pinned{zt::DeviceKind::CUDAHost, 0};  // host memory: only the label is read
+  const zt::AnyTensor t = zt::load_npy(zt::Buffer(static_cast<const void*>(bytes.data()), bytes.size(), {}, pinned));
+  BOOST_TEST(t.device() == pinned);
+  check_values<float>(t, {0, 1, 2, 3});
+  // A buffer the host cannot read is never touched.
+  BOOST_CHECK_EXCEPTION((void)zt::load_npy(zt::Buffer(static_cast<const void*>(bytes.data()), 16, {}, zt::cuda(0))),
+                        zt::DeviceError,
+                        with_message<zt::DeviceError>("load_npy: <memory>: the buffer is on cuda:0, which the host "
+                                                      "cannot read; copy it to the CPU first"));
+}
+
+BOOST_AUTO_TEST_CASE(a_load_to_a_device_goes_as_the_file_load_does) {
+  // Without CUDA or a GPU both refuse the device alike; with one both load the same values there.
+  const auto outcome = [](auto load) -> std::string {
+    try {
+      const zt::AnyTensor t = load();
+      const zt::AnyTensor host = t.to(zt::cpu);
+      const auto* values = static_cast<const std::int32_t*>(host.data_ptr());
+      return zt::to_string(t.device()) + " " + std::to_string(values[0]) + " " + std::to_string(values[3]);
+    } catch (const zt::DeviceError& e) {
+      const std::string message = e.what();  // after the file's path or "<memory>"
+      return "DeviceError" + message.substr(std::min(message.find(">:"), message.size()));
+    }
+  };
+  const auto path = npy("int32_big_endian");
+  const zt::LoadOptions to_gpu{.device = zt::cuda(0)};
+  const std::string from_file = outcome([&] { return zt::load_npy(path, to_gpu); });
+  const std::string from_memory = outcome([&] { return zt::load_npy(aligned_buffer(read_bytes(path)), to_gpu); });
+  BOOST_TEST(from_memory == from_file);
+  BOOST_TEST((from_file == "cuda:0 1 70000" || from_file.starts_with("DeviceError")), from_file);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

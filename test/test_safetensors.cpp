@@ -1,19 +1,24 @@
 // load_safetensors / save_safetensors against files the `safetensors` package wrote
 // (test/data/safetensors, made by make_fixtures.py), a misaligned and a bfloat16 file,
-// malformed headers, and files this test writes itself.
+// malformed headers, and files this test writes itself; load_safetensors of the same bytes in
+// memory (a zt::Buffer), and the path forms that must keep naming files.
 #include <boost/test/unit_test.hpp>
 
 #include <complex>
+#include <concepts>
 #include <fstream>
 #include <numeric>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "file_test_support.hpp"
 #include "zerotensor/empty.hpp"
 #include "zerotensor/safetensors.hpp"
 #include "zerotensor/shares_memory.hpp"
+#include "zerotensor/storage.hpp"
 
 using zt_test::data_file;
 using zt_test::read_bytes;
@@ -31,12 +36,16 @@ std::string safetensors_bytes(const std::string& header, const std::string& data
   return out + header + data;
 }
 
+/// The message load_safetensors gives for a malformed file written from `bytes`, and for the
+/// same bytes in memory.
 void check_malformed(const std::string& bytes, const std::string& expected) {
   TempDir dir;
   const auto path = dir / "bad.safetensors";
   write_text(path, bytes);
   BOOST_CHECK_EXCEPTION((void)zt::load_safetensors(path), zt::ValueError,
                         with_message<zt::ValueError>("load_safetensors: <" + path.string() + ">: " + expected));
+  BOOST_CHECK_EXCEPTION((void)zt::load_safetensors(zt::Buffer(std::string(bytes))), zt::ValueError,
+                        with_message<zt::ValueError>("load_safetensors: <memory>: " + expected));
 }
 
 template <class T>
@@ -48,6 +57,45 @@ void check_values(const zt::AnyTensor& t, std::initializer_list<T> expected) {
 }
 
 std::uintptr_t address(const zt::AnyTensor& t) { return reinterpret_cast<std::uintptr_t>(t.data_ptr()); }
+
+/// A copy of `bytes` starting `shift` bytes into 64-byte aligned memory of its own, which is
+/// the buffer's owner.
+zt::Buffer aligned_buffer(const std::vector<std::uint8_t>& bytes, std::size_t shift = 0) {
+  std::shared_ptr<std::byte> memory = zt::allocate_bytes(bytes.size() + shift);
+  std::byte* start = memory.get() + shift;
+  std::memcpy(start, bytes.data(), bytes.size());
+  return zt::Buffer(static_cast<void*>(start), bytes.size(), std::move(memory));
+}
+
+/// A writable buffer holding `bytes`, whose owner counts in `deletions` how often it was deleted.
+zt::Buffer counted_buffer(const std::vector<std::uint8_t>& bytes, int& deletions) {
+  auto* memory = new std::vector<std::uint8_t>(bytes);
+  zt::KeepAlive owner(memory, [&deletions](std::vector<std::uint8_t>* held) {
+    ++deletions;
+    delete held;
+  });
+  return zt::Buffer(static_cast<void*>(memory->data()), memory->size(), std::move(owner));
+}
+
+/// Whether load_safetensors takes a `Source`, with and without options.
+template <class Source>
+concept safetensors_loads_from = requires {
+  { zt::load_safetensors(std::declval<Source>()) } -> std::same_as<zt::SafetensorsFile>;
+  { zt::load_safetensors(std::declval<Source>(), {.copy = true}) } -> std::same_as<zt::SafetensorsFile>;
+};
+
+// Paths in every form keep compiling (the bytes overload takes exactly a zt::Buffer, so none
+// of them is ambiguous with it); bytes go in as a Buffer and in no other form.
+static_assert(safetensors_loads_from<const char*>);
+static_assert(safetensors_loads_from<const char (&)[14]>);
+static_assert(safetensors_loads_from<std::string>);
+static_assert(safetensors_loads_from<const std::string&>);
+static_assert(safetensors_loads_from<std::filesystem::path>);
+static_assert(safetensors_loads_from<const std::filesystem::path&>);
+static_assert(safetensors_loads_from<zt::Buffer>);
+static_assert(safetensors_loads_from<zt::Buffer&>);
+static_assert(safetensors_loads_from<const zt::Buffer&>);
+static_assert(!safetensors_loads_from<std::vector<std::byte>>);
 
 }  // namespace
 
@@ -148,8 +196,8 @@ BOOST_AUTO_TEST_CASE(misaligned_tensors_are_copied_unless_copy_is_false) {
   BOOST_TEST(address(file.at("b")) % 4096 == 135u + 12u);  // u8 needs no alignment: still a view
   BOOST_CHECK_EXCEPTION((void)zt::load_safetensors(path, {.copy = false}), zt::ValueError,
                         with_message<zt::ValueError>(
-                            "tensor 'a' starts at byte offset 135 of the file, which is not aligned to 4 bytes for "
-                            "float32, and needs a copy, but copy = false"));
+                            "tensor 'a' starts at byte offset 135 of the file, at an address not aligned to 4 bytes "
+                            "for float32, and needs a copy, but copy = false"));
 }
 
 BOOST_AUTO_TEST_CASE(bfloat16) {
@@ -393,6 +441,113 @@ BOOST_AUTO_TEST_CASE(empty_tensors_sit_between_others) {
   BOOST_TEST(file.at("a").numel() == 0);
   BOOST_TEST(file.at("c").shape() == zt::DynamicExtents({0, 5}));
   check_values<std::uint8_t>(file.at("b"), {1, 2});
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(load_safetensors_from_memory)
+
+BOOST_AUTO_TEST_CASE(every_path_form_still_names_a_file) {
+  const std::filesystem::path path = fixture("bfloat16");
+  for (const zt::SafetensorsFile& file :
+       {zt::load_safetensors(path), zt::load_safetensors(path.string()), zt::load_safetensors(path.c_str()),
+        zt::load_safetensors(path, {.copy = true}), zt::load_safetensors(path.string(), {.copy = true}),
+        zt::load_safetensors(path.c_str(), {.copy = true})})
+    check_values<Eigen::bfloat16>(file.at("x"), {Eigen::bfloat16(1.0f), Eigen::bfloat16(-2.5f), Eigen::bfloat16(3.0f)});
+  const auto missing = with_message<zt::IOError>("unable to open file <no_such.safetensors> in read-only mode");
+  BOOST_CHECK_EXCEPTION((void)zt::load_safetensors("no_such.safetensors"), zt::IOError, missing);
+  BOOST_CHECK_EXCEPTION((void)zt::load_safetensors("no_such.safetensors", {.copy = true}), zt::IOError, missing);
+  BOOST_CHECK_EXCEPTION((void)zt::load_safetensors(std::string("no_such.safetensors")), zt::IOError, missing);
+  BOOST_CHECK_EXCEPTION((void)zt::load_safetensors(std::string("no_such.safetensors"), {.copy = false}), zt::IOError,
+                        missing);
+}
+
+BOOST_AUTO_TEST_CASE(bytes_load_as_the_file_does_viewed_in_place) {
+  const zt::SafetensorsFile from_file = zt::load_safetensors(fixture("model"));
+  const zt::Buffer bytes = aligned_buffer(read_bytes(fixture("model")));
+  const zt::SafetensorsFile file = zt::load_safetensors(bytes, {.copy = false});
+  BOOST_TEST(file.metadata == from_file.metadata);
+  BOOST_TEST(file.tensors.size() == from_file.tensors.size());
+  for (const auto& [name, tensor] : file.tensors) {
+    BOOST_TEST_CONTEXT(name) {
+      const zt::AnyTensor& expected = from_file.at(name);
+      BOOST_TEST(tensor.dtype() == expected.dtype());
+      BOOST_TEST(tensor.shape() == expected.shape());
+      BOOST_TEST(tensor.strides() == expected.strides());
+      BOOST_TEST(!tensor.is_writable());
+      BOOST_TEST(tensor.owner() == bytes.owner());
+      BOOST_TEST(tensor.data_ptr() == bytes.data() + address(expected) % 4096);  // where it lies in the file
+      BOOST_TEST(std::memcmp(tensor.data_ptr(), expected.data_ptr(), tensor.nbytes()) == 0);
+    }
+  }
+  check_values<float>(file.at("weight"), {0, 1, 2, 3, 4, 5});
+}
+
+BOOST_AUTO_TEST_CASE(the_buffer_owner_lives_until_the_last_view_dies) {
+  int deletions = 0;
+  std::optional<zt::AnyTensor> bias = zt::load_safetensors(counted_buffer(read_bytes(fixture("model")), deletions))
+                                          .at("bias");
+  BOOST_TEST(deletions == 0);
+  check_values<double>(*bias, {0.5, -1.0, 2.0});
+  bias.reset();
+  BOOST_TEST(deletions == 1);
+}
+
+BOOST_AUTO_TEST_CASE(misaligned_bytes_are_copied_unless_copy_is_false) {
+  const zt::Buffer shifted = aligned_buffer(read_bytes(fixture("model")), 1);
+  const zt::SafetensorsFile file = zt::load_safetensors(shifted);
+  BOOST_TEST(address(file.at("u64")) % 64 == 0u);  // a copy
+  BOOST_TEST(file.at("u64").owner() != shifted.owner());
+  check_values<std::uint64_t>(file.at("u64"), {std::numeric_limits<std::uint64_t>::max(), 3});
+  BOOST_TEST(file.at("bytes").owner() == shifted.owner());  // u8 needs no alignment: still a view
+  // The tensors are viewed or copied in the order of their offsets: u64 comes first.
+  BOOST_CHECK_EXCEPTION((void)zt::load_safetensors(shifted, {.copy = false}), zt::ValueError,
+                        with_message<zt::ValueError>(
+                            "load_safetensors: <memory>: tensor 'u64' starts at byte offset 952 of the buffer, at an "
+                            "address not aligned to 8 bytes for uint64, and needs a copy, but copy = false"));
+  // The misaligned file in memory: the file's message, naming the buffer.
+  const zt::Buffer misaligned = aligned_buffer(read_bytes(fixture("misaligned")));
+  check_values<float>(zt::load_safetensors(misaligned).at("a"), {1.0f, -2.0f, 3.5f});
+  BOOST_CHECK_EXCEPTION((void)zt::load_safetensors(misaligned, {.copy = false}), zt::ValueError,
+                        with_message<zt::ValueError>(
+                            "load_safetensors: <memory>: tensor 'a' starts at byte offset 135 of the buffer, at an "
+                            "address not aligned to 4 bytes for float32, and needs a copy, but copy = false"));
+}
+
+BOOST_AUTO_TEST_CASE(truncated_bytes_are_refused_as_a_truncated_file_is) {
+  auto bytes = read_bytes(fixture("model"));
+  bytes.pop_back();
+  // check_malformed loads the file and the bytes.
+  check_malformed(std::string(bytes.begin(), bytes.end()),
+                  "tensor 'mask': data_offsets [151, 154] lie outside the data area of 153 bytes");
+}
+
+BOOST_AUTO_TEST_CASE(a_read_only_buffer_gives_read_only_tensors_only) {
+  const std::vector<std::uint8_t> bytes = read_bytes(fixture("model"));
+  const zt::Buffer read_only{bytes};  // a const range: read-only, borrowed
+  for (const zt::LoadOptions& options : {zt::LoadOptions{}, zt::LoadOptions{.copy = true}}) {
+    for (const auto& [name, tensor] : zt::load_safetensors(read_only, options).tensors)
+      BOOST_TEST(!tensor.is_writable(), name);
+  }
+  BOOST_CHECK_EXCEPTION(
+      (void)zt::load_safetensors(read_only, {.access = zt::MapAccess::shared}), zt::ValueError,
+      with_message<zt::ValueError>(
+          "load_safetensors: <memory>: shared access gives writable tensors, but the buffer is read-only"));
+  BOOST_CHECK_EXCEPTION(
+      (void)zt::load_safetensors(read_only, {.access = zt::MapAccess::copy_on_write}), zt::ValueError,
+      with_message<zt::ValueError>(
+          "load_safetensors: <memory>: copy_on_write access gives writable tensors, but the buffer is read-only"));
+}
+
+BOOST_AUTO_TEST_CASE(shared_access_writes_reach_the_buffer) {
+  std::vector<std::uint8_t> bytes = read_bytes(fixture("model"));
+  const zt::Buffer writable{bytes};
+  zt::load_safetensors(writable, {.access = zt::MapAccess::shared}).at("weight").as<float, 2>()(1, 1) = 40.0f;
+  BOOST_TEST((zt::load_safetensors(writable).at("weight").as<const float, 2>()(1, 1) == 40.0f));
+  const zt::SafetensorsFile copies = zt::load_safetensors(writable, {.access = zt::MapAccess::copy_on_write});
+  BOOST_TEST(copies.at("weight").is_writable());
+  copies.at("weight").as<float, 2>()(0, 0) = -1.0f;  // memory of its own: the buffer keeps its value
+  BOOST_TEST((zt::load_safetensors(writable).at("weight").as<const float, 2>()(0, 0) == 0.0f));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -3,21 +3,29 @@
 // refuses or cannot be read as weights (legacy format, TorchScript, float8), and the table of
 // malicious files under test/data/torch/malicious: each a ValueError with its exact message.
 // Among those, files of a few hundred KB that name or build gigabytes through values shared by
-// the memo are refused before they allocate more than a bounded multiple of their size.
+// the memo are refused before they allocate more than a bounded multiple of their size. Each
+// file also loads from memory (a zt::Buffer of its bytes) with the same result or message; the
+// path forms keep naming files.
 #include <boost/test/unit_test.hpp>
 
 #include <complex>
+#include <concepts>
+#include <cstring>
 #include <fstream>
 #include <numeric>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "file_test_support.hpp"
 #include "zerotensor/shares_memory.hpp"
+#include "zerotensor/storage.hpp"
 #include "zerotensor/torch_load.hpp"
 
 using zt_test::data_file;
+using zt_test::read_bytes;
 using zt_test::TempDir;
 
 namespace {
@@ -34,14 +42,63 @@ const nlohmann::json& expected() {
 
 std::string prefix(const std::filesystem::path& path) { return "load_torch: <" + path.string() + ">: "; }
 
-/// load_torch(path) throws ValueError with exactly this message after the path.
-void check_refused(const std::filesystem::path& path, const std::string& message) {
-  BOOST_CHECK_EXCEPTION((void)zt::load_torch(path), zt::ValueError, [&](const zt::ValueError& e) {
-    const bool same = std::string(e.what()) == prefix(path) + message;
-    if (!same) BOOST_TEST_MESSAGE("message was: " << e.what() << "\nexpected: " << prefix(path) + message);
-    return same;
-  });
+/// A copy of `bytes` starting `shift` bytes into 64-byte aligned memory of its own, which is
+/// the buffer's owner.
+zt::Buffer aligned_buffer(const std::vector<std::uint8_t>& bytes, std::size_t shift = 0) {
+  std::shared_ptr<std::byte> memory = zt::allocate_bytes(bytes.size() + shift);
+  std::byte* start = memory.get() + shift;
+  std::memcpy(start, bytes.data(), bytes.size());
+  return zt::Buffer(static_cast<void*>(start), bytes.size(), std::move(memory));
 }
+
+/// A writable buffer holding `bytes`, whose owner counts in `deletions` how often it was deleted.
+zt::Buffer counted_buffer(const std::vector<std::uint8_t>& bytes, int& deletions) {
+  auto* memory = new std::vector<std::uint8_t>(bytes);
+  zt::KeepAlive owner(memory, [&deletions](std::vector<std::uint8_t>* held) {
+    ++deletions;
+    delete held;
+  });
+  return zt::Buffer(static_cast<void*>(memory->data()), memory->size(), std::move(owner));
+}
+
+std::uintptr_t address(const zt::AnyTensor& t) { return reinterpret_cast<std::uintptr_t>(t.data_ptr()); }
+
+/// A BOOST_CHECK_EXCEPTION predicate: the message is exactly `expected`.
+auto exactly(const std::string& expected) {
+  return [expected](const zt::ValueError& e) {
+    const bool same = std::string(e.what()) == expected;
+    if (!same) BOOST_TEST_MESSAGE("message was: " << e.what() << "\nexpected: " << expected);
+    return same;
+  };
+}
+
+/// load_torch(path) throws ValueError with exactly this message after the path, and so does
+/// load_torch of the file's bytes in memory after "<memory>".
+void check_refused(const std::filesystem::path& path, const std::string& message) {
+  BOOST_CHECK_EXCEPTION((void)zt::load_torch(path), zt::ValueError, exactly(prefix(path) + message));
+  BOOST_CHECK_EXCEPTION((void)zt::load_torch(aligned_buffer(read_bytes(path))), zt::ValueError,
+                        exactly("load_torch: <memory>: " + message));
+}
+
+/// Whether load_torch takes a `Source`, with and without options.
+template <class Source>
+concept torch_loads_from = requires {
+  { zt::load_torch(std::declval<Source>()) } -> std::same_as<zt::TorchFile>;
+  { zt::load_torch(std::declval<Source>(), {.copy = true}) } -> std::same_as<zt::TorchFile>;
+};
+
+// Paths in every form keep compiling (the bytes overload takes exactly a zt::Buffer, so none
+// of them is ambiguous with it); bytes go in as a Buffer and in no other form.
+static_assert(torch_loads_from<const char*>);
+static_assert(torch_loads_from<const char (&)[5]>);
+static_assert(torch_loads_from<std::string>);
+static_assert(torch_loads_from<const std::string&>);
+static_assert(torch_loads_from<std::filesystem::path>);
+static_assert(torch_loads_from<const std::filesystem::path&>);
+static_assert(torch_loads_from<zt::Buffer>);
+static_assert(torch_loads_from<zt::Buffer&>);
+static_assert(torch_loads_from<const zt::Buffer&>);
+static_assert(!torch_loads_from<std::vector<std::byte>>);
 
 std::string repeat(const std::string& text, int times) {
   std::string out;
@@ -263,6 +320,125 @@ BOOST_AUTO_TEST_CASE(files_that_are_not_torch_save_weights_are_refused_saying_wh
   check_refused(data_file("safetensors/model.safetensors"), "not a zip archive: no end of central directory record");
   BOOST_CHECK_EXCEPTION((void)zt::load_torch(fixture("missing")), zt::IOError,
                         [](const zt::IOError& e) { return message_has(e, "missing.pt"); });
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(load_torch_from_memory)
+
+BOOST_AUTO_TEST_CASE(every_path_form_still_names_a_file) {
+  const std::filesystem::path path = fixture("linear");
+  for (const zt::TorchFile& file : {zt::load_torch(path), zt::load_torch(path.string()), zt::load_torch(path.c_str()),
+                                    zt::load_torch(path, {.copy = true}), zt::load_torch(path.string(), {.copy = true}),
+                                    zt::load_torch(path.c_str(), {.copy = true})})
+    check_against_torch("linear", file, expected()["linear"]);
+  const auto missing = with_message<zt::IOError>("unable to open file <no_such.pt> in read-only mode");
+  BOOST_CHECK_EXCEPTION((void)zt::load_torch("no_such.pt"), zt::IOError, missing);
+  BOOST_CHECK_EXCEPTION((void)zt::load_torch("no_such.pt", {.copy = true}), zt::IOError, missing);
+  BOOST_CHECK_EXCEPTION((void)zt::load_torch(std::string("no_such.pt")), zt::IOError, missing);
+  BOOST_CHECK_EXCEPTION((void)zt::load_torch(std::string("no_such.pt"), {.copy = false}), zt::IOError, missing);
+}
+
+BOOST_AUTO_TEST_CASE(every_file_torch_save_wrote_loads_from_memory_as_from_the_file) {
+  for (const auto& [name, want] : expected().items()) {
+    const zt::Buffer bytes = aligned_buffer(read_bytes(fixture(name)));
+    // copy = false: every tensor is a view of the buffer, but for the negated ones of conjugate.pt.
+    const zt::LoadOptions options = name == "conjugate" ? zt::LoadOptions{} : zt::LoadOptions{.copy = false};
+    const zt::TorchFile file = zt::load_torch(bytes, options);
+    check_against_torch(name, file, want);
+    if (name == "conjugate") continue;
+    for (const auto& [tensor_name, tensor] : file.tensors) {
+      const auto* data = static_cast<const std::byte*>(tensor.data_ptr());
+      BOOST_TEST((data >= bytes.data() && data + tensor.nbytes() <= bytes.data() + bytes.nbytes()), tensor_name);
+      BOOST_TEST(tensor.owner() == bytes.owner(), tensor_name);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_views_point_where_the_records_lie_and_keep_the_owner_alive) {
+  const auto path = fixture("linear");  // under a page: a view's offset in its page is its offset in the file
+  const zt::TorchFile from_file = zt::load_torch(path);
+  int deletions = 0;
+  std::optional<zt::AnyTensor> weight;
+  {
+    const zt::Buffer bytes = counted_buffer(read_bytes(path), deletions);
+    weight = zt::load_torch(bytes).at("weight");
+    BOOST_TEST(weight->data_ptr() == bytes.data() + address(from_file.at("weight")) % 4096);
+  }
+  BOOST_TEST(deletions == 0);
+  BOOST_TEST(elements(*weight)[5] == std::complex<double>(1.25, 0));
+  weight.reset();
+  BOOST_TEST(deletions == 1);
+}
+
+BOOST_AUTO_TEST_CASE(misaligned_bytes_are_copied_unless_copy_is_false) {
+  const auto path = fixture("linear");
+  const std::size_t weight_offset = address(zt::load_torch(path).at("weight")) % 4096;
+  const zt::Buffer shifted = aligned_buffer(read_bytes(path), 1);
+  const zt::TorchFile file = zt::load_torch(shifted);
+  check_against_torch("linear", file, expected()["linear"]);
+  BOOST_TEST(address(file.at("weight")) % 64 == 0u);  // a copy
+  BOOST_TEST(file.at("weight").owner() != shifted.owner());
+  BOOST_CHECK_EXCEPTION((void)zt::load_torch(shifted, {.copy = false}), zt::ValueError, [&](const zt::ValueError& e) {
+    return message_has(e, "load_torch: <memory>: storage '0' of 'weight' starts at byte offset " +
+                              std::to_string(weight_offset) + " of the buffer, at an address not aligned to 4 bytes "
+                              "for float32, and needs a copy, but copy = false");
+  });
+}
+
+BOOST_AUTO_TEST_CASE(truncated_bytes_are_refused_as_a_truncated_file_is) {
+  TempDir dir;
+  auto bytes = read_bytes(fixture("linear"));
+  bytes.pop_back();
+  zt_test::write_bytes(dir / "short.pt", bytes);
+  check_refused(dir / "short.pt", "not a zip archive: no end of central directory record");
+}
+
+BOOST_AUTO_TEST_CASE(a_read_only_buffer_gives_read_only_tensors_only) {
+  const std::vector<std::uint8_t> bytes = read_bytes(fixture("tied"));
+  const zt::Buffer read_only{bytes};  // a const range: read-only, borrowed
+  for (const zt::LoadOptions& options : {zt::LoadOptions{}, zt::LoadOptions{.copy = true}}) {
+    for (const auto& [name, tensor] : zt::load_torch(read_only, options).tensors)
+      BOOST_TEST(!tensor.is_writable(), name);
+  }
+  BOOST_CHECK_EXCEPTION(
+      (void)zt::load_torch(read_only, {.access = zt::MapAccess::shared}), zt::ValueError,
+      with_message<zt::ValueError>("load_torch: <memory>: shared access gives writable tensors, but the buffer is "
+                                   "read-only"));
+  BOOST_CHECK_EXCEPTION(
+      (void)zt::load_torch(read_only, {.access = zt::MapAccess::copy_on_write}), zt::ValueError,
+      with_message<zt::ValueError>("load_torch: <memory>: copy_on_write access gives writable tensors, but the "
+                                   "buffer is read-only"));
+}
+
+BOOST_AUTO_TEST_CASE(shared_access_writes_reach_the_buffer_and_copy_on_write_copies) {
+  std::vector<std::uint8_t> bytes = read_bytes(fixture("tied"));
+  const zt::Buffer writable{bytes};
+  {
+    const zt::TorchFile shared = zt::load_torch(writable, {.access = zt::MapAccess::shared});
+    shared.at("lm_head.weight").as<float>().data()[0] = 40.0f;  // tied: the embedding's too
+  }
+  BOOST_TEST(zt::load_torch(writable).at("embed.weight").as<const float>().data()[0] == 40.0f);
+  const zt::TorchFile copies = zt::load_torch(writable, {.access = zt::MapAccess::copy_on_write});
+  BOOST_TEST(copies.at("embed.weight").is_writable());
+  BOOST_TEST(copies.at("embed.weight").data_ptr() == copies.at("lm_head.weight").data_ptr());  // still tied
+  copies.at("embed.weight").as<float>().data()[0] = -1.0f;  // memory of its own: the buffer keeps its value
+  BOOST_TEST(zt::load_torch(writable).at("embed.weight").as<const float>().data()[0] == 40.0f);
+
+  std::vector<std::uint8_t> conjugate = read_bytes(fixture("conjugate"));
+  BOOST_CHECK_EXCEPTION((void)zt::load_torch(zt::Buffer(conjugate), {.access = zt::MapAccess::shared}), zt::ValueError,
+                        with_message<zt::ValueError>("load_torch: <memory>: storage '0' of 'conj' (saved with its "
+                                                     "conjugate bit) needs a copy with its imaginary parts negated, so "
+                                                     "it cannot share memory with the buffer (shared access)"));
+}
+
+BOOST_AUTO_TEST_CASE(big_endian_storages_follow_the_file_rules) {
+  const zt::Buffer bytes = aligned_buffer(read_bytes(fixture("big_endian")));
+  check_against_torch("big_endian", zt::load_torch(bytes), expected()["linear"]);
+  BOOST_CHECK_EXCEPTION((void)zt::load_torch(bytes, {.copy = false}), zt::ValueError,
+                        with_message<zt::ValueError>("load_torch: <memory>: storage '0' of 'weight' is stored in the "
+                                                     "other byte order (big-endian) and needs a byte-swapped copy, "
+                                                     "but copy = false"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

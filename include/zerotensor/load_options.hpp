@@ -1,10 +1,11 @@
-// zt::LoadOptions: how load_npy and load_safetensors turn the tensors of a file into views.
+// zt::LoadOptions: how load_npy, load_safetensors and load_torch turn the tensors of a file,
+// or of a file's bytes already in memory (a zt::Buffer), into views.
 //
-// Zero-copy is the rule: each tensor is a view into the one mapping of the file, which
-// lives as long as any of them. Data that cannot be viewed as C++ elements — stored in the
-// other byte order, or at an address not aligned for its element type (a typed view of a
-// misaligned pointer is undefined behaviour) — is copied into memory of its own unless
-// `copy` forbids it.
+// Zero-copy is the rule: each tensor is a view into the one mapping of the file (or into the
+// Buffer), which lives as long as any of them. Data that cannot be viewed as C++ elements —
+// stored in the other byte order, or at an address not aligned for its element type (a typed
+// view of a misaligned pointer is undefined behaviour) — is copied into memory of its own
+// unless `copy` forbids it.
 //
 // Bool: bytes that become `bool` must be 0 or 1; the loaders check every byte of each Bool
 // tensor (a read proportional to that tensor's size) and throw ValueError naming the
@@ -13,9 +14,23 @@
 // A device other than the CPU loads straight to it: each tensor is streamed from the
 // mapping through the pinned staging buffers (staging.hpp) into memory of its own on the
 // device, so the host never holds more of it than those buffers.
+//
+// Bytes in memory (the loaders' zt::Buffer overloads): the views point into the buffer, carry
+// its device (host memory: cpu, pinned or managed; other memory is a DeviceError) and share its
+// owner, so they keep it alive; a buffer without an owner is borrowed and must outlive them.
+// Writable tensors come only from a writable buffer and an access other than read_only; a
+// read-only buffer with any other access is a ValueError. The access means:
+// - read_only: read-only tensors, as from a file;
+// - copy_on_write: writable tensors whose writes never reach the buffer, so every tensor is
+//   copied (as with copy = true; copy = false is a ValueError);
+// - shared: writable views whose writes reach the buffer; data that needs a copy is refused.
+// The messages are the file loaders', with "<memory>" for the path and "the buffer" for
+// "the file".
 #pragma once
 
+#include <concepts>
 #include <optional>
+#include <type_traits>
 
 #include "zerotensor/device.hpp"
 #include "zerotensor/mapped_file.hpp"
@@ -41,5 +56,13 @@ struct LoadOptions {
   /// no GPU, or naming both sizes when the device has too little free memory.
   Device device = cpu;
 };
+
+namespace detail {
+/// Exactly zt::Buffer: the loaders take bytes in memory only as a Buffer, since a Buffer can be
+/// made from any contiguous range, string literals and std::string included, which must keep
+/// naming files.
+template <class Bytes>
+concept BufferArgument = std::same_as<std::remove_cvref_t<Bytes>, Buffer>;
+}  // namespace detail
 
 }  // namespace zt

@@ -5,7 +5,9 @@
 // the saved object), <archive>/data/<key> (the bytes of each storage), <archive>/byteorder.
 // load_torch maps the file once (map_file), reads the zip's central directory (zip64
 // included) and runs data.pkl through a pickle reader of its own that builds values and
-// never calls anything. It accepts exactly what torch.save writes for weights:
+// never calls anything; load_torch(zt::Buffer) reads a torch.save file already in memory the
+// same way, its tensors views into the buffer (LoadOptions as load_options.hpp says for a
+// Buffer). It accepts exactly what torch.save writes for weights:
 // - opcodes of protocols 2 to 5 for dicts, lists, tuples, None, bool, int (64-bit), float,
 //   str and bytes, the memo, GLOBAL / STACK_GLOBAL, REDUCE, BUILD (of a dict: the state of a
 //   state_dict's OrderedDict, dropped) and BINPERSID;
@@ -100,5 +102,18 @@ struct ZT_API TorchFile {
 /// ValueError naming what is wrong for anything the header above does not accept, and for
 /// data that needs a copy which `options` forbid.
 [[nodiscard]] ZT_API TorchFile load_torch(PathRef path, LoadOptions options = {});
+
+namespace detail {
+[[nodiscard]] ZT_API TorchFile load_torch_bytes(const Buffer& bytes, LoadOptions options);
+}
+
+/// The tensors and values of the torch.save file whose bytes are `bytes`, with the checks and
+/// messages of load_torch(path) ("<memory>" for the path). The views point into the buffer's
+/// records and share its owner, which they keep alive; access and device as load_options.hpp
+/// says for a Buffer. Only a zt::Buffer selects this overload: a string still names a file.
+template <detail::BufferArgument Bytes>
+[[nodiscard]] TorchFile load_torch(Bytes&& bytes, LoadOptions options = {}) {
+  return detail::load_torch_bytes(bytes, options);
+}
 
 }  // namespace zt
