@@ -1,8 +1,8 @@
 // What every libFuzzer harness in test/fuzz/ shares: reading structured values from the
-// fuzz input, a scratch file for the parsers that take a path, and the checks run on each
-// tensor a harness gets back — its elements read (so ASan catches a view that reaches
-// outside its memory and UBSan a bool byte other than 0 or 1; see read_every_element for
-// the bound on huge views) and a copy compared with it.
+// fuzz input, the input as bytes for the loaders, a scratch file for the functions that take
+// a path, and the checks run on each tensor a harness gets back — its elements read (so
+// ASan catches a view that reaches outside its memory and UBSan a bool byte other than 0 or
+// 1; see read_every_element for the bound on huge views) and a copy compared with it.
 //
 // A harness accepts zt::Error (the library's documented refusals) and nothing else: any
 // other exception escapes and libFuzzer reports it as a crash.
@@ -77,6 +77,13 @@ auto unless_refused(F&& f) -> std::optional<decltype(f())> {
 inline constexpr LoadOptions copy_every_tensor{.access = MapAccess::copy_on_write, .copy = true};
 inline constexpr LoadOptions never_copy{.access = MapAccess::shared, .copy = false};
 
+/// The input as writable bytes of their own, for the loaders that take a Buffer: libFuzzer's are
+/// read-only, and the harnesses also load with copy_on_write and shared access. The memory is
+/// exactly the input's size, so AddressSanitizer catches a read past its end.
+inline Buffer input_bytes(const std::uint8_t* data, std::size_t size) {
+  return Buffer(std::vector<std::uint8_t>(data, data + size));
+}
+
 /// Replaces the contents of the file at `path` with `bytes` (creating it).
 inline void write_bytes(const std::filesystem::path& path, std::span<const std::uint8_t> bytes) {
   std::FILE* file = std::fopen(path.c_str(), "wb");
@@ -85,8 +92,8 @@ inline void write_bytes(const std::filesystem::path& path, std::span<const std::
   require(std::fclose(file) == 0 && written, "cannot write " + path.string());
 }
 
-/// A file of this process's own, rewritten for each input: load_npy and load_safetensors
-/// read paths. Removed when the harness exits.
+/// A file of this process's own, rewritten for each input (save_npy and save_safetensors write
+/// paths). Removed when the harness exits.
 class ScratchFile {
  public:
   explicit ScratchFile(const std::string& suffix)

@@ -1,4 +1,5 @@
-// load_torch on any bytes: a whole torch.save file (zip directory, data.pkl, records). A file
+// load_torch on any bytes, passed in memory: a whole torch.save file (zip directory, data.pkl,
+// records). A file
 // that loads must read in full, load the same as copies (tied storages still shared), and the
 // same again without copies where no copy is needed (torch_archive.hpp).
 #include "torch_archive.hpp"
@@ -6,8 +7,6 @@
 using namespace zt::fuzz;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const ScratchFile input(".pt");
-  input.write({data, size});
-  check_torch_load(input.path());
+  check_torch_load(input_bytes(data, size));
   return 0;
 }

@@ -307,7 +307,6 @@ class Program {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const ScratchFile input(".pt");
   InputReader in(data, size);
   const std::uint8_t settings = in.take<std::uint8_t>();
   std::array<std::size_t, storage_count> storage_bytes{};
@@ -319,10 +318,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     storages.push_back({std::to_string(key), std::move(bytes)});
   }
   std::string pickle = Program(in, storage_bytes).build(2 + settings % 4);
-  const ZipLayout archive = write_zip(torch_records(std::move(pickle), std::move(storages),
+  ZipLayout archive = write_zip(torch_records(std::move(pickle), std::move(storages),
                                                     settings & 0x20 ? "big" : "little"),
                                       settings & 0x10);
-  input.write(archive.bytes);
-  check_torch_load(input.path());
+  check_torch_load(zt::Buffer(archive.bytes));
   return 0;
 }

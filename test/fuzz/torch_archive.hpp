@@ -6,7 +6,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <filesystem>
 #include <map>
 #include <string>
 #include <string_view>
@@ -210,10 +209,12 @@ inline void require_same_files(const TorchFile& a, const TorchFile& b, const std
 
 }  // namespace detail
 
-/// load_torch of `path`; a file that loads must read in full, load the same as copies (tied
-/// storages still shared), and the same again without copies where no copy is needed.
-inline void check_torch_load(const std::filesystem::path& path) {
-  const auto loaded = unless_refused([&] { return load_torch(path); });
+/// load_torch of `bytes`, a writable buffer (the checks ask for copy_on_write and shared access);
+/// a file that loads must read in full, load the same as copies (tied storages still shared),
+/// and the same again without copies where no copy is needed.
+inline void check_torch_load(const Buffer& bytes) {
+  require(bytes.is_writable(), "check_torch_load needs writable bytes");
+  const auto loaded = unless_refused([&] { return load_torch(bytes); });
   if (!loaded) return;
   index_t read = 0;
   for (const auto& [name, tensor] : loaded->tensors) {
@@ -222,7 +223,7 @@ inline void check_torch_load(const std::filesystem::path& path) {
     read += std::min(tensor.numel(), max_read_elements);
   }
 
-  const auto copied = unless_refused([&] { return load_torch(path, copy_every_tensor); });
+  const auto copied = unless_refused([&] { return load_torch(bytes, copy_every_tensor); });
   require(copied.has_value(), "a file that loads as views must also load as copies");
   detail::require_same_files(*loaded, *copied, "load_torch with copy = true");
   std::map<std::pair<const void*, DType>, const void*> copy_of;  // a view's first element -> the copy's
@@ -233,7 +234,7 @@ inline void check_torch_load(const std::filesystem::path& path) {
             "tensor '" + name + "' and another of its storage must stay together in copies");
   }
   // Refusing is allowed here (misaligned, big-endian or negated data needs a copy); loading something else is not.
-  if (const auto viewed = unless_refused([&] { return load_torch(path, never_copy); }))
+  if (const auto viewed = unless_refused([&] { return load_torch(bytes, never_copy); }))
     detail::require_same_files(*loaded, *viewed, "load_torch with copy = false");
 }
 
