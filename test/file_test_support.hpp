@@ -8,13 +8,17 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "message_check.hpp"
+#include "zerotensor/buffer.hpp"
+#include "zerotensor/storage.hpp"
 
 namespace zt_test {
 
@@ -39,6 +43,25 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+/// A copy of `bytes` starting `shift` bytes into 64-byte aligned memory of its own, which is
+/// the buffer's owner.
+inline zt::Buffer aligned_buffer(const std::vector<std::uint8_t>& bytes, std::size_t shift = 0) {
+  std::shared_ptr<std::byte> memory = zt::allocate_bytes(bytes.size() + shift);
+  std::byte* start = memory.get() + shift;
+  std::memcpy(start, bytes.data(), bytes.size());
+  return zt::Buffer(static_cast<void*>(start), bytes.size(), std::move(memory));
+}
+
+/// A writable buffer holding `bytes`, whose owner counts in `deletions` how often it was deleted.
+inline zt::Buffer counted_buffer(const std::vector<std::uint8_t>& bytes, int& deletions) {
+  auto* memory = new std::vector<std::uint8_t>(bytes);
+  zt::KeepAlive owner(memory, [&deletions](std::vector<std::uint8_t>* held) {
+    ++deletions;
+    delete held;
+  });
+  return zt::Buffer(static_cast<void*>(memory->data()), memory->size(), std::move(owner));
+}
 
 inline void write_bytes(const std::filesystem::path& path, const std::vector<std::uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -18,6 +18,8 @@
 #include "zerotensor/empty.hpp"
 #include "zerotensor/storage.hpp"
 
+using zt_test::aligned_buffer;
+using zt_test::counted_buffer;
 using zt_test::data_file;
 using zt_test::read_bytes;
 using zt_test::TempDir;
@@ -56,25 +58,6 @@ void check_malformed(const std::string& bytes, const std::string& expected) {
                         with_message<zt::ValueError>("load_npy: <" + path.string() + ">: " + expected));
   BOOST_CHECK_EXCEPTION((void)zt::load_npy(zt::Buffer(std::string(bytes))), zt::ValueError,
                         with_message<zt::ValueError>("load_npy: <memory>: " + expected));
-}
-
-/// A copy of `bytes` starting `shift` bytes into 64-byte aligned memory of its own, which is
-/// the buffer's owner.
-zt::Buffer aligned_buffer(const std::vector<std::uint8_t>& bytes, std::size_t shift = 0) {
-  std::shared_ptr<std::byte> memory = zt::allocate_bytes(bytes.size() + shift);
-  std::byte* start = memory.get() + shift;
-  std::memcpy(start, bytes.data(), bytes.size());
-  return zt::Buffer(static_cast<void*>(start), bytes.size(), std::move(memory));
-}
-
-/// A writable buffer holding `bytes`, whose owner counts in `deletions` how often it was deleted.
-zt::Buffer counted_buffer(const std::vector<std::uint8_t>& bytes, int& deletions) {
-  auto* memory = new std::vector<std::uint8_t>(bytes);
-  zt::KeepAlive owner(memory, [&deletions](std::vector<std::uint8_t>* held) {
-    ++deletions;
-    delete held;
-  });
-  return zt::Buffer(static_cast<void*>(memory->data()), memory->size(), std::move(owner));
 }
 
 const std::byte* address_in(const zt::Buffer& buffer, std::size_t offset) { return buffer.data() + offset; }

@@ -20,6 +20,8 @@
 #include "zerotensor/shares_memory.hpp"
 #include "zerotensor/storage.hpp"
 
+using zt_test::aligned_buffer;
+using zt_test::counted_buffer;
 using zt_test::data_file;
 using zt_test::read_bytes;
 using zt_test::TempDir;
@@ -57,25 +59,6 @@ void check_values(const zt::AnyTensor& t, std::initializer_list<T> expected) {
 }
 
 std::uintptr_t address(const zt::AnyTensor& t) { return reinterpret_cast<std::uintptr_t>(t.data_ptr()); }
-
-/// A copy of `bytes` starting `shift` bytes into 64-byte aligned memory of its own, which is
-/// the buffer's owner.
-zt::Buffer aligned_buffer(const std::vector<std::uint8_t>& bytes, std::size_t shift = 0) {
-  std::shared_ptr<std::byte> memory = zt::allocate_bytes(bytes.size() + shift);
-  std::byte* start = memory.get() + shift;
-  std::memcpy(start, bytes.data(), bytes.size());
-  return zt::Buffer(static_cast<void*>(start), bytes.size(), std::move(memory));
-}
-
-/// A writable buffer holding `bytes`, whose owner counts in `deletions` how often it was deleted.
-zt::Buffer counted_buffer(const std::vector<std::uint8_t>& bytes, int& deletions) {
-  auto* memory = new std::vector<std::uint8_t>(bytes);
-  zt::KeepAlive owner(memory, [&deletions](std::vector<std::uint8_t>* held) {
-    ++deletions;
-    delete held;
-  });
-  return zt::Buffer(static_cast<void*>(memory->data()), memory->size(), std::move(owner));
-}
 
 /// Whether load_safetensors takes a `Source`, with and without options.
 template <class Source>

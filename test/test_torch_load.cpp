@@ -24,6 +24,8 @@
 #include "zerotensor/storage.hpp"
 #include "zerotensor/torch_load.hpp"
 
+using zt_test::aligned_buffer;
+using zt_test::counted_buffer;
 using zt_test::data_file;
 using zt_test::read_bytes;
 using zt_test::TempDir;
@@ -41,25 +43,6 @@ const nlohmann::json& expected() {
 }
 
 std::string prefix(const std::filesystem::path& path) { return "load_torch: <" + path.string() + ">: "; }
-
-/// A copy of `bytes` starting `shift` bytes into 64-byte aligned memory of its own, which is
-/// the buffer's owner.
-zt::Buffer aligned_buffer(const std::vector<std::uint8_t>& bytes, std::size_t shift = 0) {
-  std::shared_ptr<std::byte> memory = zt::allocate_bytes(bytes.size() + shift);
-  std::byte* start = memory.get() + shift;
-  std::memcpy(start, bytes.data(), bytes.size());
-  return zt::Buffer(static_cast<void*>(start), bytes.size(), std::move(memory));
-}
-
-/// A writable buffer holding `bytes`, whose owner counts in `deletions` how often it was deleted.
-zt::Buffer counted_buffer(const std::vector<std::uint8_t>& bytes, int& deletions) {
-  auto* memory = new std::vector<std::uint8_t>(bytes);
-  zt::KeepAlive owner(memory, [&deletions](std::vector<std::uint8_t>* held) {
-    ++deletions;
-    delete held;
-  });
-  return zt::Buffer(static_cast<void*>(memory->data()), memory->size(), std::move(owner));
-}
 
 std::uintptr_t address(const zt::AnyTensor& t) { return reinterpret_cast<std::uintptr_t>(t.data_ptr()); }
 
