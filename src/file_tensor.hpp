@@ -49,7 +49,7 @@ using DescribeTensor = std::function<std::string()>;
 /// The tensor as a view of `bytes` (sharing their owner and device, writable when the access is
 /// not read_only) or as a copy. `noun` ("file", "buffer") names the bytes in messages.
 AnyTensor load_stored_tensor(const Buffer& bytes, const StoredTensor& stored, const LoadOptions& options,
-                             const DescribeTensor& describe, std::string_view noun = "file");
+                             const DescribeTensor& describe, std::string_view noun);
 
 /// The tensors in memory of their own on options.device (not the CPU), all streamed from
 /// `bytes` through one staged copy. `describe(i)` starts the messages about stored[i]'s bytes,

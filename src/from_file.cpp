@@ -47,7 +47,7 @@ AnyTensor load_to_device(PathRef path, DType dtype, const FromFileOptions& optio
   const LoadOptions load{.access = options.writable ? MapAccess::copy_on_write : MapAccess::read_only,
                          .device = options.device};
   const auto describe = [&path] { return detail::concat("from_file: <", path.c_str(), ">"); };
-  return detail::load_stored_tensor(mapping, stored, load, describe);
+  return detail::load_stored_tensor(mapping, stored, load, describe, "file");
 }
 
 }  // namespace
