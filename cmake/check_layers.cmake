@@ -1,15 +1,23 @@
-# Checks that no public header includes one of a higher layer (cmake -P, run by CTest as
-# `layers`). The layers, lowest first; a header may include its own layer and those below.
-# detail/ headers belong to the layer of what they serve.
+# Checks that no file includes one of a higher layer (cmake -P, run by CTest as `layers`):
+# the public headers of include/zerotensor/ (ZT_INCLUDE_DIR) and the library's sources, whose
+# folders under src/ (ZT_SOURCE_DIR) are the layers. The layers, lowest first; a file may
+# include its own layer and those below. detail/ headers belong to the layer of what they serve.
 set(zt_layers
-  "vocabulary: export version error device float8 complex32 packed_floats dtype dtype_sets extents shape scalar path_ref to_options detail/checked_arithmetic"
+  "vocabulary: export version error device float8 complex32 packed_floats dtype dtype_sets extents shape scalar path_ref to_options detail/checked_arithmetic detail/element_checks"
   "memory: buffer storage mapped_file device_of staging"
   "views: tensor any_tensor convert shares_memory print detail/device_copy detail/view_layout"
   "constructors: empty frombuffer pin_memory asarray as_tensor eigen_tensor dlpack from_dlpack to_dlpack dlpack_asarray arrow from_arrow to_arrow arrow_asarray"
-  "files: load_options from_file npy safetensors torch_load checkpoint"
+  "files: load_options loaded_tensors from_file npy safetensors torch_load checkpoint"
   "shared memory: shared_memory"
   "cuda: cuda"
   "everything: zerotensor")
+
+# The folders of src/ and the layer each is part of (conversion is the views' copy engine;
+# interop holds the DLPack and Arrow constructors; cuda implements lower layers' declarations
+# for the CUDA build, so it sits on top).
+set(zt_source_layers
+  "vocabulary=vocabulary" "memory=memory" "views=views" "conversion=views" "constructors=constructors"
+  "interop=constructors" "formats=files" "shared_memory=shared memory" "cuda=cuda")
 
 set(rank 0)
 foreach(layer IN LISTS zt_layers)
@@ -18,8 +26,22 @@ foreach(layer IN LISTS zt_layers)
   foreach(header IN LISTS headers)
     set(rank_of_${header} ${rank})
   endforeach()
+  string(REGEX REPLACE ":.*" "" name "${layer}")
+  set(rank_of_layer_${name} ${rank})
   math(EXPR rank "${rank} + 1")
 endforeach()
+foreach(pair IN LISTS zt_source_layers)
+  string(REPLACE "=" ";" pair "${pair}")
+  list(GET pair 0 folder)
+  list(GET pair 1 layer)
+  set(rank_of_folder_${folder} ${rank_of_layer_${layer}})
+endforeach()
+
+function(layer_name rank out)
+  list(GET zt_layers ${rank} layer)
+  string(REGEX REPLACE ":.*" "" layer "${layer}")
+  set(${out} "${layer}" PARENT_SCOPE)
+endfunction()
 
 file(GLOB_RECURSE files RELATIVE "${ZT_INCLUDE_DIR}/zerotensor" "${ZT_INCLUDE_DIR}/zerotensor/*.hpp")
 set(failures "")
@@ -35,16 +57,46 @@ foreach(file IN LISTS files)
     if(NOT DEFINED rank_of_${included})
       string(APPEND failures "\n  ${file} includes ${included}.hpp, which is in no layer")
     elseif(rank_of_${included} GREATER rank_of_${header})
-      list(GET zt_layers ${rank_of_${header}} own)
-      list(GET zt_layers ${rank_of_${included}} higher)
-      string(REGEX REPLACE ":.*" "" own "${own}")
-      string(REGEX REPLACE ":.*" "" higher "${higher}")
+      layer_name(${rank_of_${header}} own)
+      layer_name(${rank_of_${included}} higher)
       string(APPEND failures "\n  ${file} (${own}) includes ${included}.hpp (${higher}), a higher layer")
     endif()
   endforeach()
 endforeach()
+
+# Sources: a file in src/<folder>/ may include public headers and src/ headers of its
+# folder's layer and those below.
+file(GLOB_RECURSE sources RELATIVE "${ZT_SOURCE_DIR}" "${ZT_SOURCE_DIR}/*.cpp" "${ZT_SOURCE_DIR}/*.hpp" "${ZT_SOURCE_DIR}/*.cu")
+foreach(file IN LISTS sources)
+  string(REGEX REPLACE "/.*" "" folder "${file}")
+  if(NOT DEFINED rank_of_folder_${folder})
+    string(APPEND failures "\n  src/${file} is in no layer's folder (add its folder to cmake/check_layers.cmake)")
+    continue()
+  endif()
+  set(own_rank ${rank_of_folder_${folder}})
+  file(STRINGS "${ZT_SOURCE_DIR}/${file}" lines REGEX "^#include \"")
+  foreach(line IN LISTS lines)
+    string(REGEX REPLACE "^#include \"([^\"]*)\".*" "\\1" included "${line}")
+    if(included MATCHES "^zerotensor/(.*)\\.hpp$")
+      set(included_rank "${rank_of_${CMAKE_MATCH_1}}")
+    elseif(included MATCHES "^([a-z_]+)/")
+      set(included_rank "${rank_of_folder_${CMAKE_MATCH_1}}")
+    else()
+      set(included_rank "")
+    endif()
+    if(included_rank STREQUAL "")
+      string(APPEND failures "\n  src/${file} includes ${included}, which is in no layer (spell it from src/ or include/)")
+    elseif(included_rank GREATER own_rank)
+      layer_name(${own_rank} own)
+      layer_name(${included_rank} higher)
+      string(APPEND failures "\n  src/${file} (${own}) includes ${included} (${higher}), a higher layer")
+    endif()
+  endforeach()
+endforeach()
+
 if(failures)
   message(FATAL_ERROR "layering broken:${failures}")
 endif()
 list(LENGTH files count)
-message(STATUS "layers: ${count} headers, no header includes a higher layer")
+list(LENGTH sources source_count)
+message(STATUS "layers: ${count} headers and ${source_count} sources, none includes a higher layer")

@@ -149,7 +149,7 @@ class ZT_API AnyTensor {
   [[nodiscard]] AnyTensor clone(const ToOptions& options = {}) const;
 
   // --- Views: PyTorch's view operations, as on Tensor (see tensor.hpp for each one's
-  // contract); defined in src/view_ops.cpp. Each result shares this tensor's memory,
+  // contract); defined in src/views/view_ops.cpp. Each result shares this tensor's memory,
   // owner and device and keeps is_writable().
 
   using List = std::span<const index_t>;
@@ -244,7 +244,7 @@ class ZT_API AnyTensor {
       : data_(data), shape_(rank, 0), strides_(rank, 0), owner_(std::move(owner)), device_(device), dtype_(dtype),
         writable_(writable) {}
 
-  /// The view operations' builder (src/view_ops.cpp): a view of this memory, owner and
+  /// The view operations' builder (src/views/view_ops.cpp): a view of this memory, owner and
   /// device, of rank `rank` and dtype `dtype`, whose layout `write(shape, strides)` writes
   /// into the result's own shape and strides, returning its first element in elements
   /// from this one's (a layout that returns nothing keeps the first element).

@@ -11,6 +11,7 @@
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/buffer.hpp"
+#include "zerotensor/detail/element_checks.hpp"
 #include "zerotensor/export.hpp"
 
 namespace zt {
@@ -27,10 +28,7 @@ namespace detail {
 [[noreturn]] ZT_API void throw_frombuffer_not_multiple(index_t remaining, index_t offset, std::size_t itemsize);
 [[noreturn]] ZT_API void throw_frombuffer_too_long(index_t count, std::size_t itemsize, index_t offset,
                                                    std::size_t length);
-[[noreturn]] ZT_API void throw_misaligned(const char* operation, const void* address, index_t offset, DType dtype);
 [[noreturn]] ZT_API void throw_read_only_buffer(const char* operation, DType dtype);
-/// ValueError naming the first byte that is not 0 or 1, after `context` when not empty.
-ZT_API void check_bool_bytes(const std::byte* bytes, index_t count, std::string_view context = {});
 
 /// torch.frombuffer's checks, in its order, on `length` bytes; returns the element count.
 inline index_t frombuffer_count(std::size_t length, std::size_t itemsize, FromBufferOptions options) {
@@ -48,16 +46,6 @@ inline index_t frombuffer_count(std::size_t length, std::size_t itemsize, FromBu
     throw_frombuffer_too_long(options.count, itemsize, options.offset, length);
   return options.count;
 }
-
-/// A typed view may start only at an address aligned for its element type.
-inline void check_alignment(const char* operation, const std::byte* start, index_t offset, DType dtype) {
-  if (!is_aligned(start, dtype))
-    throw_misaligned(operation, start, offset, dtype);
-}
-
-}  // namespace detail
-
-namespace detail {
 
 /// Where a frombuffer view of `dtype` starts and how many elements it has, after every
 /// check. `writes`: the view may write (a non-const element type), which a read-only

@@ -10,9 +10,9 @@
 #include "zerotensor/staging.hpp"
 #include "zerotensor/storage.hpp"
 
-#include "../concat.hpp"
-#include "current_device.hpp"
-#include "staged_transfer.hpp"
+#include "vocabulary/concat.hpp"
+#include "cuda/current_device.hpp"
+#include "cuda/pinned_transfer.hpp"
 
 namespace zt::detail {
 namespace {

@@ -3,8 +3,8 @@
 #include "zerotensor/device_of.hpp"
 #include "zerotensor/storage.hpp"
 
-#include "../concat.hpp"
-#include "current_device.hpp"
+#include "vocabulary/concat.hpp"
+#include "cuda/current_device.hpp"
 
 namespace zt {
 

@@ -1,8 +1,8 @@
 // zt::GpuContext: a stream of its own on one GPU and the Eigen::GpuDevice over it.
 #include "zerotensor/cuda.hpp"
 
-#include "../concat.hpp"
-#include "current_device.hpp"
+#include "vocabulary/concat.hpp"
+#include "cuda/current_device.hpp"
 
 namespace zt {
 namespace {

@@ -2,7 +2,7 @@
 // by the owner of the views it returns.
 #include "zerotensor/cuda.hpp"  // first: it must see Eigen before any other header does
 #include "zerotensor/pin_memory.hpp"
-#include "../concat.hpp"
+#include "vocabulary/concat.hpp"
 
 namespace zt {
 namespace {

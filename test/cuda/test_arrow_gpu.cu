@@ -17,8 +17,8 @@
 #include "zerotensor/frombuffer.hpp"
 #include "zerotensor/from_arrow.hpp"
 #include "zerotensor/to_arrow.hpp"
-#include "../message_check.hpp"
-#include "require_gpu.hpp"
+#include "support/message_check.hpp"
+#include "cuda/require_gpu.hpp"
 
 namespace {
 

@@ -19,9 +19,9 @@
 #include "zerotensor/frombuffer.hpp"
 #include "zerotensor/to_arrow.hpp"
 #include "zerotensor/to_dlpack.hpp"
-#include "../../src/concat.hpp"
-#include "../message_check.hpp"
-#include "require_gpu.hpp"
+#include "vocabulary/concat.hpp"
+#include "support/message_check.hpp"
+#include "cuda/require_gpu.hpp"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include "zerotensor/pin_memory.hpp"
 #include "zerotensor/safetensors.hpp"
 #include "zerotensor/staging.hpp"
-#include "../file_test_support.hpp"
+#include "support/file_test_support.hpp"
 
 namespace {
 

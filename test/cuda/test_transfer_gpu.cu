@@ -21,9 +21,9 @@
 #include "zerotensor/pin_memory.hpp"
 #include "zerotensor/safetensors.hpp"
 #include "zerotensor/staging.hpp"
-#include "../../src/concat.hpp"
-#include "../file_test_support.hpp"
-#include "require_gpu.hpp"
+#include "vocabulary/concat.hpp"
+#include "support/file_test_support.hpp"
+#include "cuda/require_gpu.hpp"
 
 namespace {
 

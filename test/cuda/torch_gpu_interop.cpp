@@ -17,7 +17,7 @@
 #include "zerotensor/frombuffer.hpp"
 #include "zerotensor/from_dlpack.hpp"
 #include "zerotensor/to_dlpack.hpp"
-#include "torch_gpu_triad.hpp"
+#include "cuda/torch_gpu_triad.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 #include "zerotensor/cuda.hpp"
 
-#include "torch_gpu_triad.hpp"
+#include "cuda/torch_gpu_triad.hpp"
 
 namespace zt_test {
 

@@ -32,8 +32,8 @@
 #include <string_view>
 #include <vector>
 
-#include "../arrow_metadata.hpp"
-#include "fuzz_support.hpp"
+#include "arrow/arrow_metadata.hpp"
+#include "fuzz/fuzz_support.hpp"
 #include "zerotensor/from_arrow.hpp"
 
 namespace {

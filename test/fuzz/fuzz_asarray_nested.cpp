@@ -10,7 +10,7 @@
 #include <complex>
 #include <utility>
 
-#include "fuzz_support.hpp"
+#include "fuzz/fuzz_support.hpp"
 
 using namespace zt;
 using namespace zt::fuzz;

@@ -5,7 +5,7 @@
 #include <map>
 #include <system_error>
 
-#include "fuzz_support.hpp"
+#include "fuzz/fuzz_support.hpp"
 
 using namespace zt;
 using namespace zt::fuzz;

@@ -13,7 +13,7 @@
 // allocates exactly that span, so every element the view may reach is real memory and
 // ASan sees any read outside it. A larger span cannot be backed; such a descriptor is
 // given as CUDA memory, which neither the library nor the harness may touch.
-#include "fuzz_support.hpp"
+#include "fuzz/fuzz_support.hpp"
 
 using namespace zt;
 using namespace zt::fuzz;

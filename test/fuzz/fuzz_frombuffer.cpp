@@ -4,7 +4,7 @@
 // Input: int64 count, int64 offset, uint8 dtype, uint8 flags (bit 0: the buffer is
 // read-only; bits 1-3: how many bytes past an 8-byte boundary it starts), then the
 // buffer's bytes.
-#include "fuzz_support.hpp"
+#include "fuzz/fuzz_support.hpp"
 
 using namespace zt;
 using namespace zt::fuzz;

@@ -9,7 +9,7 @@
 #include <set>
 #include <system_error>
 
-#include "fuzz_support.hpp"
+#include "fuzz/fuzz_support.hpp"
 
 using namespace zt;
 using namespace zt::fuzz;

@@ -1,6 +1,6 @@
 // load_npy on any bytes, passed in memory: a .npy header and file. A file that loads must
 // read in full, load the same as copies, and survive save_npy and load_npy unchanged.
-#include "fuzz_support.hpp"
+#include "fuzz/fuzz_support.hpp"
 
 using namespace zt;
 using namespace zt::fuzz;

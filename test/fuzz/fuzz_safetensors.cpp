@@ -1,7 +1,7 @@
 // load_safetensors on any bytes, passed in memory: a .safetensors header (JSON, nested to
 // any depth) and file. A file that loads must read in full, load the same as copies, and survive
 // save_safetensors and load_safetensors unchanged.
-#include "fuzz_support.hpp"
+#include "fuzz/fuzz_support.hpp"
 
 using namespace zt;
 using namespace zt::fuzz;

@@ -4,7 +4,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 
-#include "fuzz_support.hpp"
+#include "fuzz/fuzz_support.hpp"
 
 using namespace zt;
 using namespace zt::fuzz;

@@ -2,7 +2,7 @@
 // records). A file
 // that loads must read in full, load the same as copies (tied storages still shared), and the
 // same again without copies where no copy is needed (torch_archive.hpp).
-#include "torch_archive.hpp"
+#include "fuzz/torch_archive.hpp"
 
 using namespace zt::fuzz;
 

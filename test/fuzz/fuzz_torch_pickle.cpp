@@ -12,7 +12,7 @@
 // byte reads as zero, which ends the program (STOP).
 #include <initializer_list>
 
-#include "torch_archive.hpp"
+#include "fuzz/torch_archive.hpp"
 
 using namespace zt::fuzz;
 

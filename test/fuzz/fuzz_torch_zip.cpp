@@ -9,7 +9,7 @@
 //
 // Input: [flags] [record operations: count, then 3 bytes each] [field operations: 3 to 10
 // bytes each, until the input ends].
-#include "torch_archive.hpp"
+#include "fuzz/torch_archive.hpp"
 
 using namespace zt::fuzz;
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fuzz_support.hpp"
+#include "fuzz/fuzz_support.hpp"
 
 namespace zt::fuzz {
 

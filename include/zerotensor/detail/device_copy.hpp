@@ -1,5 +1,5 @@
 // The copy behind AnyTensor::to(Device) and clone(), and the memory every copy is made in.
-// The copy's definition depends on the build: the CPU build (src/no_cuda.cpp) refuses every
+// The copy's definition depends on the build: the CPU build (src/cuda/no_cuda.cpp) refuses every
 // copy that needs the CUDA runtime, the CUDA build (src/cuda/device_copy.cu) copies between
 // any two devices (staged_transfer.hpp). This header names no CUDA type, so CPU builds never
 // see CUDA headers.

@@ -5,7 +5,7 @@
 // touches memory or a driver: views of device memory are pure arithmetic. Every product
 // and sum that a foreign stride or index enters is overflow-checked. The operations a
 // typed view inlines are defined here; the rest, and every error message, in
-// src/view_layout.cpp.
+// src/views/view_layout.cpp.
 #pragma once
 
 #include <algorithm>
@@ -399,7 +399,7 @@ inline void view_dtype_layout(Sizes shape, Sizes strides, DType from, DType to, 
 }
 
 // The operations whose result rank depends on values (dynamic rank), or that are too
-// large to inline; defined in src/view_layout.cpp.
+// large to inline; defined in src/views/view_layout.cpp.
 
 /// movedim(sources, destinations).
 ZT_API void movedim_layout(Sizes shape, Sizes strides, Sizes sources, Sizes destinations, SizesOut out_shape,

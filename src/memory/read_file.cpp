@@ -1,0 +1,54 @@
+#include "memory/read_file.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+
+#include "vocabulary/concat.hpp"
+#include "memory/file_io.hpp"
+#include "zerotensor/error.hpp"
+#include "zerotensor/storage.hpp"
+
+namespace zt::detail {
+
+Buffer read_file(PathRef path) {
+  // Messages are built only on failure: a small file reads in a few microseconds.
+  const auto context = [&] { return concat("unable to open file <", path.c_str(), "> in read-only mode"); };
+  const auto fail_to_open = [&](int os_error) { throw_io_error(context(), os_error); };
+  const InputFile file(path);
+  if (file.open_error() != 0) fail_to_open(file.open_error());
+
+  // One pread into a page-sized buffer reads a small file whole (a read that stops short
+  // has met the end); only a larger file is sized with fstat, a system call that costs as
+  // much as the read. A directory fails that first read with EISDIR.
+  std::array<std::byte, 4096> first;
+  const ssize_t got = file.read_some(0, first);
+  if (got < 0) fail_to_open(errno);
+  auto size = std::size_t(got);
+  if (size == first.size()) {
+    struct ::stat status {};
+    if (::fstat(file.descriptor(), &status) != 0) fail_to_open(errno);
+    if (!S_ISREG(status.st_mode)) throw IOError(concat(context(), ": not a regular file"));
+    size = std::max(size, std::size_t(status.st_size));
+  }
+
+  std::shared_ptr<std::byte> memory = allocate_bytes(size);
+  std::copy_n(first.data(), std::min(size, first.size()), memory.get());
+  if (size > first.size()) {
+    const ssize_t rest = file.read_full(first.size(), {memory.get() + first.size(), size - first.size()});
+    const auto failure = [&] { return concat("unable to read ", size, " bytes from file <", path.c_str(), ">"); };
+    if (rest < 0) {
+      const int os_error = errno;
+      throw_io_error(failure(), os_error);
+    }
+    if (std::size_t(rest) < size - first.size())
+      throw IOError(concat(failure(), ": it ends after ", first.size() + std::size_t(rest)));
+  }
+  std::byte* data = memory.get();
+  return Buffer(data, size, std::move(memory));
+}
+
+}  // namespace zt::detail
