@@ -33,12 +33,14 @@
 #include "zerotensor/export.hpp"
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/load_options.hpp"
+#include "zerotensor/loaded_tensors.hpp"
 #include "zerotensor/path_ref.hpp"
 
 namespace zt {
 
 struct CheckpointOptions {
-  /// As LoadOptions: how each tensor becomes a view or a copy, and where it goes.
+  /// LoadOptions' fields, with their meaning (load_options.hpp): how each tensor becomes a
+  /// view or a copy, and where it goes. load_options() hands them to each shard's loader.
   MapAccess access = MapAccess::read_only;
   std::optional<bool> copy{};
   Device device = cpu;
@@ -61,18 +63,15 @@ struct CheckpointOptions {
   /// time, which bounds the open file descriptors. 0: the hardware's threads, at most 16;
   /// one when `device` is not the CPU (each shard's copy to it has threads of its own).
   unsigned threads = 0;
+
+  /// The fields LoadOptions shares, as the LoadOptions each file is loaded with.
+  [[nodiscard]] LoadOptions load_options() const { return {.access = access, .copy = copy, .device = device}; }
 };
 
-/// The selected tensors of a checkpoint, by name, the shard file each came from, and the
-/// index's "metadata" (a single .safetensors file: its "__metadata__").
-struct ZT_API Checkpoint {
-  std::map<std::string, AnyTensor, std::less<>> tensors;
-  std::map<std::string, std::string, std::less<>> shard_of;
-  std::map<std::string, std::string, std::less<>> metadata;
-
-  /// The tensor called `name`; ValueError naming it when there is none.
-  [[nodiscard]] const AnyTensor& at(std::string_view name) const;
-};
+/// The selected tensors of a checkpoint, by name (`tensors`), the shard file each came from
+/// (`shard_of`), and the index's "metadata" (a single .safetensors file: its "__metadata__";
+/// a single .bin file: its other leaves in `values`, as load_torch gives them).
+using Checkpoint = LoadedTensors;
 
 /// Loads the checkpoint at `path` (a directory, a *.index.json, a *.safetensors or a *.bin
 /// file). IOError for a path or shard that cannot be opened and for a directory holding no

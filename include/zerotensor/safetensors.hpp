@@ -25,18 +25,14 @@
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/export.hpp"
 #include "zerotensor/load_options.hpp"
+#include "zerotensor/loaded_tensors.hpp"
 #include "zerotensor/path_ref.hpp"
 
 namespace zt {
 
-/// Every tensor of a .safetensors file, by name, and the header's "__metadata__".
-struct ZT_API SafetensorsFile {
-  std::map<std::string, AnyTensor, std::less<>> tensors;
-  std::map<std::string, std::string, std::less<>> metadata;
-
-  /// The tensor called `name`; ValueError naming it when there is none.
-  [[nodiscard]] const AnyTensor& at(std::string_view name) const;
-};
+/// Every tensor of a .safetensors file, by name (`tensors`), and the header's "__metadata__"
+/// (`metadata`).
+using SafetensorsFile = LoadedTensors;
 
 /// Loads `path`. IOError when it cannot be opened or mapped; ValueError naming what is
 /// wrong for a malformed file (too short, a header length beyond the file, JSON that does

@@ -85,18 +85,14 @@
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/export.hpp"
 #include "zerotensor/load_options.hpp"
+#include "zerotensor/loaded_tensors.hpp"
 #include "zerotensor/path_ref.hpp"
 
 namespace zt {
 
-/// Every tensor of a torch.save file by its flattened name, and its other leaves as text.
-struct ZT_API TorchFile {
-  std::map<std::string, AnyTensor, std::less<>> tensors;
-  std::map<std::string, std::string, std::less<>> values;
-
-  /// The tensor called `name`; ValueError naming it when there is none.
-  [[nodiscard]] const AnyTensor& at(std::string_view name) const;
-};
+/// Every tensor of a torch.save file by its flattened name (`tensors`), and its other leaves
+/// as text (`values`).
+using TorchFile = LoadedTensors;
 
 /// Loads `path`, a file torch.save wrote. IOError when it cannot be opened or mapped;
 /// ValueError naming what is wrong for anything the header above does not accept, and for

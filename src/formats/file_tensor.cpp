@@ -159,14 +159,6 @@ void refuse_zip_archive(std::span<const std::byte> file, std::string_view format
     throw ValueError(concat(description, ": is a zip archive (torch.save, np.savez), not a ", format, " file"));
 }
 
-const AnyTensor& tensor_named(const std::map<std::string, AnyTensor, std::less<>>& tensors, std::string_view name,
-                              std::string_view collection) {
-  const auto found = tensors.find(name);
-  if (found == tensors.end())
-    throw ValueError(concat(collection, ": no tensor named '", name, "' among ", tensors.size(), " tensors"));
-  return found->second;
-}
-
 LoadContext::LoadContext(std::string_view loader, PathRef path, std::string_view part)
     : LoadContext(loader, path.c_str(), part, "file") {}
 

@@ -63,11 +63,6 @@ std::vector<AnyTensor> upload_stored_tensors(const Buffer& bytes, std::span<cons
 /// header. `format` (".npy") is what the loader reads.
 void refuse_zip_archive(std::span<const std::byte> file, std::string_view format, std::string_view description);
 
-/// The tensor called `name` among a loaded file's `tensors`; ValueError naming `collection`
-/// ("SafetensorsFile") and the count when there is none.
-const AnyTensor& tensor_named(const std::map<std::string, AnyTensor, std::less<>>& tensors, std::string_view name,
-                              std::string_view collection);
-
 /// What the messages of one load start with, in one string built without a stream and, for a
 /// path of usual length, without an allocation: "<loader>: <path>" for a file, "<loader>:
 /// <memory>" for bytes in memory, then a part. `source()` opens the messages about the whole

@@ -8,8 +8,10 @@
 #include <complex>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "support/file_test_support.hpp"
@@ -302,7 +304,7 @@ BOOST_AUTO_TEST_CASE(single_files_and_directories) {
                         with_message<zt::ValueError>("load_checkpoint: <" + (dir / "model.safetensors").string() +
                                                      ">: no tensor named 'u' among the selected tensors"));
   BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path()).at("u"), zt::ValueError,
-                        with_message<zt::ValueError>("Checkpoint: no tensor named 'u' among 2 tensors"));
+                        with_message<zt::ValueError>("LoadedTensors::at: no tensor named 'u' among 2 tensors"));
 
   write_text(dir / "model.safetensors.index.json", R"({"weight_map":{}})");
   BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path()), zt::ValueError,
@@ -349,6 +351,44 @@ BOOST_AUTO_TEST_CASE(bin_checkpoints_load_each_shard_with_the_torch_reader) {
   write_text(dir / "model.safetensors", "");  // safetensors wins over .bin
   BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path()), zt::ValueError,
                         with_message<zt::ValueError>("load_safetensors: <" + (dir / "model.safetensors").string()));
+}
+
+BOOST_AUTO_TEST_CASE(a_single_bin_file_keeps_the_saved_objects_other_leaves_as_load_torch_does) {
+  // checkpoint.pt (test/data/torch/make_fixtures.py): a model's state dict beside "epoch": 7
+  // and an optimizer's settings.
+  TempDir dir;
+  std::filesystem::copy_file(std::filesystem::path(ZT_TEST_DATA_DIR) / "torch" / "checkpoint.pt",
+                             dir / "pytorch_model.bin");
+  const zt::Checkpoint model = zt::load_checkpoint(dir.path());
+  const zt::TorchFile file = zt::load_torch((dir / "pytorch_model.bin").string());
+  BOOST_TEST(model.values.at("epoch") == "7");
+  BOOST_TEST(model.values == file.values);
+  BOOST_TEST(model.tensors.size() == file.tensors.size());
+  BOOST_TEST(model.shard_of.size() == model.tensors.size());
+  for (const auto& [name, shard] : model.shard_of) BOOST_TEST(shard == "pytorch_model.bin", name);
+}
+
+BOOST_AUTO_TEST_CASE(the_three_result_names_are_one_type_and_their_designated_initializers_compile) {
+  static_assert(std::is_same_v<zt::SafetensorsFile, zt::LoadedTensors>);
+  static_assert(std::is_same_v<zt::TorchFile, zt::LoadedTensors>);
+  static_assert(std::is_same_v<zt::Checkpoint, zt::LoadedTensors>);
+  const zt::SafetensorsFile safetensors{.tensors = {}, .metadata = {{"format", "pt"}}};
+  const zt::TorchFile torch{.tensors = {}, .values = {{"epoch", "7"}}};
+  const zt::Checkpoint checkpoint{.tensors = {}, .shard_of = {{"w", "a.safetensors"}}, .metadata = {}};
+  BOOST_TEST(safetensors.metadata.at("format") == "pt");
+  BOOST_TEST(torch.values.at("epoch") == "7");
+  BOOST_TEST(checkpoint.shard_of.at("w") == "a.safetensors");
+  BOOST_CHECK_EXCEPTION((void)torch.at("w"), zt::ValueError,
+                        with_message<zt::ValueError>("LoadedTensors::at: no tensor named 'w' among 0 tensors"));
+}
+
+BOOST_AUTO_TEST_CASE(checkpoint_options_hand_load_options_fields_to_each_file) {
+  const zt::CheckpointOptions options{.access = zt::MapAccess::copy_on_write, .copy = true, .names = {"w"}};
+  const zt::LoadOptions load = options.load_options();
+  BOOST_TEST((load.access == zt::MapAccess::copy_on_write));
+  BOOST_TEST((load.copy == std::optional<bool>(true)));
+  BOOST_TEST((load.device == zt::cpu));
+  BOOST_TEST(!zt::CheckpointOptions{}.load_options().copy.has_value());
 }
 
 BOOST_AUTO_TEST_CASE(bin_shards_negate_the_tensors_saved_with_their_conjugate_or_negative_bit) {

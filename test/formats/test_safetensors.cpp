@@ -150,7 +150,7 @@ BOOST_AUTO_TEST_CASE(the_mapping_lives_while_any_tensor_does) {
 BOOST_AUTO_TEST_CASE(a_missing_tensor_name_is_a_value_error) {
   const zt::SafetensorsFile file = zt::load_safetensors(fixture("model"));
   BOOST_CHECK_EXCEPTION((void)file.at("nope"), zt::ValueError,
-                        with_message<zt::ValueError>("SafetensorsFile: no tensor named 'nope' among 15 tensors"));
+                        with_message<zt::ValueError>("LoadedTensors::at: no tensor named 'nope' among 15 tensors"));
 }
 
 BOOST_AUTO_TEST_CASE(copy_true_reads_every_tensor_into_memory_of_its_own) {

@@ -266,7 +266,7 @@ BOOST_AUTO_TEST_CASE(the_views_keep_the_mapping_alive) {
 BOOST_AUTO_TEST_CASE(at_names_a_missing_tensor) {
   BOOST_CHECK_EXCEPTION((void)zt::load_torch(fixture("linear")).at("wieght"), zt::ValueError,
                         [](const zt::ValueError& e) {
-                          return std::string(e.what()) == "TorchFile: no tensor named 'wieght' among 2 tensors";
+                          return std::string(e.what()) == "LoadedTensors::at: no tensor named 'wieght' among 2 tensors";
                         });
 }
 

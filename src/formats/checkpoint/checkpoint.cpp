@@ -66,10 +66,10 @@ Located locate(const fs::path& path) {
              ">: not a checkpoint: expected a directory, a *.index.json, a *.safetensors or a *.bin file"));
 }
 
-/// The tensors of one checkpoint file that `keep` accepts, and its metadata.
-SafetensorsFile load_file(const fs::path& path, const LoadOptions& options, const Keep& keep) {
+/// The tensors of one checkpoint file that `keep` accepts, with its metadata or values.
+LoadedTensors load_file(const fs::path& path, const LoadOptions& options, const Keep& keep) {
   if (!has_suffix(path, ".bin")) return detail::load_safetensors_selected(path, options, keep);
-  return {detail::load_torch_selected(path, options, keep).tensors, {}};
+  return detail::load_torch_selected(path, options, keep);
 }
 
 /// The shard file at `path`, followed through symbolic links; IOError starting with `context`
@@ -101,9 +101,7 @@ Checkpoint load_single(const fs::path& path, const CheckpointOptions& options, c
   const std::string shard = path.filename().native();
   const std::string description = concat("load_checkpoint: <", path.native(), ">");
   detail::ShardReader(options, {shard_file(path, description)}).run([&](std::size_t) {
-    SafetensorsFile file = load_file(path, load, selection(options));
-    checkpoint.tensors = std::move(file.tensors);
-    checkpoint.metadata = std::move(file.metadata);
+    checkpoint = load_file(path, load, selection(options));
   });
   for (const auto& entry : checkpoint.tensors) checkpoint.shard_of.emplace(entry.first, shard);
   require_names(options, checkpoint, description);
@@ -164,13 +162,9 @@ Checkpoint load_sharded(const fs::path& index_path, const CheckpointOptions& opt
 
 }  // namespace
 
-const AnyTensor& Checkpoint::at(std::string_view name) const {
-  return detail::tensor_named(tensors, name, "Checkpoint");
-}
-
 Checkpoint load_checkpoint(PathRef path, CheckpointOptions options) {
   const Located located = locate(path.c_str());
-  const LoadOptions load{.access = options.access, .copy = options.copy, .device = options.device};
+  const LoadOptions load = options.load_options();
   return located.index ? load_sharded(located.file, options, load) : load_single(located.file, options, load);
 }
 

@@ -303,10 +303,6 @@ SafetensorsFile read_safetensors(const Buffer& bytes, const LoadOptions& options
 
 }  // namespace
 
-const AnyTensor& SafetensorsFile::at(std::string_view name) const {
-  return detail::tensor_named(tensors, name, "SafetensorsFile");
-}
-
 SafetensorsFile load_safetensors(PathRef path, LoadOptions options) {
   return detail::load_safetensors_selected(path, options, {});
 }

@@ -304,10 +304,6 @@ TorchFile read_torch(const Buffer& bytes, const LoadOptions& options, const deta
 
 }  // namespace
 
-const AnyTensor& TorchFile::at(std::string_view name) const {
-  return detail::tensor_named(tensors, name, "TorchFile");
-}
-
 TorchFile load_torch(PathRef path, LoadOptions options) { return detail::load_torch_selected(path, options, {}); }
 
 TorchFile detail::load_torch_selected(PathRef path, const LoadOptions& options, const Keep& keep) {
