@@ -9,11 +9,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh core
 
-build="$PWD/${ZT_INSTALL_BUILD_DIR:-build-conan/install}"
-cmake -S . -B "$build/zerotensor" -DCMAKE_BUILD_TYPE=Release -DZT_BUILD_TESTS=OFF -DZT_BUILD_EXAMPLES=OFF \
+# The library's build folder sits directly in the project, as build/ does: ccache then finds
+# the README build's objects (it spells paths relative to the build folder).
+build="$PWD/${ZT_INSTALL_BUILD_DIR:-build-install}"
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DZT_BUILD_TESTS=OFF -DZT_BUILD_EXAMPLES=OFF \
   -DZT_BUILD_BENCH=OFF "$@"
-cmake --build "$build/zerotensor" -j "$(nproc)"
-cmake --install "$build/zerotensor" --prefix "$build/prefix"
+cmake --build "$build" -j "$(nproc)"
+cmake --install "$build" --prefix "$build/prefix"
 cmake -S test_package -B "$build/consumer" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$build/prefix"
 cmake --build "$build/consumer" -j "$(nproc)"
 "$build/consumer/test_package"
