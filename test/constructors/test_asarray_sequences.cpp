@@ -7,7 +7,6 @@
 #include <complex>
 #include <cstdint>
 #include <limits>
-#include <list>
 #include <ranges>
 #include <sstream>
 #include <string>
@@ -203,18 +202,15 @@ BOOST_AUTO_TEST_CASE(AA17_a_number_where_a_sequence_is_expected) {
                         with_message<zt::TypeError>("expected a number at dim 1 (got a sequence of length 1)"));
 }
 
+// clang 14 cannot compile libstdc++ 12's range concepts for iota_view or std::list, so
+// asarray of such a range needs GCC or clang 15 there.
+#if !(defined(__clang__) && __clang_major__ < 15)
 BOOST_AUTO_TEST_CASE(AA20_a_range_of_integers) {
-#if defined(__clang__) && __clang_major__ < 15
-  // clang 14 cannot compile libstdc++ 12's iota_view; a std::list is also a range that is no
-  // contiguous array.
-  const std::list<int> numbers{0, 1, 2};
-#else
-  const auto numbers = std::views::iota(0, 3);
-#endif
-  zt::AnyTensor r = zt::asarray(numbers);
+  zt::AnyTensor r = zt::asarray(std::views::iota(0, 3));
   BOOST_TEST(r.dtype() == zt::int64);
   BOOST_TEST(values_of<std::int64_t>(r) == std::vector<std::int64_t>({0, 1, 2}));
 }
+#endif
 
 BOOST_AUTO_TEST_CASE(AA53_the_default_dtype_decides_for_floats_and_complex) {
   DefaultDTypeGuard guard;

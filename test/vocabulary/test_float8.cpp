@@ -184,7 +184,7 @@ BOOST_AUTO_TEST_CASE(float32_sweep_encodes_to_pytorchs_byte) {
     Mismatches mismatches{type.name + " encode from float32"};
     for (const auto& [input, code] : read_encoded<float>(type.name + ".encode_f32.bin")) {
       const std::uint8_t got = T(input).bits();
-      mismatches.check(got == code, [&] {
+      mismatches.check(got == code, [&, input = input, code = code] {
         return "float32 " + hex(std::bit_cast<std::uint32_t>(input)) + " gives " + hex(got) + ", PyTorch " + hex(code);
       });
     }
