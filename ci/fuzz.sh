@@ -4,20 +4,15 @@
 # a bounded time, as many harnesses at a time as the machine has cores (each libFuzzer
 # process runs on one). Any crash, sanitizer report, failed check or timeout fails the script.
 # Usage: ci/fuzz.sh [seconds-per-harness]   (default: $ZT_FUZZ_SECONDS, else 60)
-# ZT_FUZZ_BUILD_DIR names a build configured already with -DZT_FUZZ=ON (as .ci/run's
-# sanitizer build is), whose harnesses are then built there; otherwise build-fuzz is
-# configured for the harnesses alone.
 # A harness may give extra libFuzzer flags in test/fuzz/fuzz_<name>.options (one per line).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-${ZT_FUZZ_SECONDS:-60}}"
-build="${ZT_FUZZ_BUILD_DIR:-build-fuzz}"
+build=build-fuzz
 bash scripts/deps.sh fuzz
 
-if [ -z "${ZT_FUZZ_BUILD_DIR:-}" ]; then
-  cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZT_FUZZ=ON \
-    -DZT_BUILD_TESTS=OFF -DZT_BUILD_EXAMPLES=OFF -DZT_BUILD_BENCH=OFF -DZT_CUDA=OFF
-fi
+cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZT_FUZZ=ON \
+  -DZT_BUILD_TESTS=OFF -DZT_BUILD_EXAMPLES=OFF -DZT_BUILD_BENCH=OFF -DZT_CUDA=OFF
 cmake --build "$build" -j "$(nproc)" --target zt_fuzzers
 
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
