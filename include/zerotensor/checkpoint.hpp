@@ -24,14 +24,12 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "zerotensor/export.hpp"
-#include "zerotensor/any_tensor.hpp"
 #include "zerotensor/load_options.hpp"
 #include "zerotensor/loaded_tensors.hpp"
 #include "zerotensor/path_ref.hpp"

@@ -17,10 +17,8 @@
 // them (TypeError).
 #pragma once
 
-#include <functional>
 #include <map>
 #include <string>
-#include <string_view>
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/export.hpp"

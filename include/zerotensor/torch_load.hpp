@@ -77,12 +77,6 @@
 // load_torch.
 #pragma once
 
-#include <functional>
-#include <map>
-#include <string>
-#include <string_view>
-
-#include "zerotensor/any_tensor.hpp"
 #include "zerotensor/export.hpp"
 #include "zerotensor/load_options.hpp"
 #include "zerotensor/loaded_tensors.hpp"
