@@ -11,8 +11,9 @@ bench=(libbenchmark-dev)
 # libFuzzer and the sanitizer runtimes come with clang's runtime package; llvm gives
 # llvm-symbolizer, which names the lines of a crash's stack.
 fuzz=(clang libclang-rt-14-dev llvm)
-# CI compiles every configuration through one compiler cache.
-ci=(ccache)
+# CI compiles every configuration through one compiler cache, with Ninja, which schedules a
+# build's objects across targets (a test compiles while the library still does).
+ci=(ccache ninja-build)
 # The arm64 cross build: compiler and emulator on the host. The arm64 libraries are not
 # installed as packages (libsimdjson-dev:arm64 would remove the amd64 one): their .debs are
 # unpacked into a folder of their own, which cmake/toolchains/aarch64-linux-gnu.cmake searches.
