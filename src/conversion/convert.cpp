@@ -1,11 +1,14 @@
-// copy_into: the strided copy engine (layouts, tiles, threads, overlap checks) over the bulk
-// conversion loops of convert_kernels.hpp.
+// copy_into: the strided copy engine (layouts, tiles, threads, overlap checks). It moves
+// elements by their size, whatever their dtype; a conversion converts contiguous runs with
+// the bulk loops of convert_kernels.hpp, one function per pair of dtypes (convert_pairs.cpp).
 #include "zerotensor/convert.hpp"
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <numeric>
 #include <system_error>
 #include <thread>
@@ -20,27 +23,48 @@
 namespace zt {
 namespace {
 
+using Steps = std::array<index_t, 2>;
+
+/// `Size` bytes aligned to `Align`: an element moved as a whole, whatever its dtype. Sizes
+/// that are their own alignment move as unsigned integers, which the compiler vectorises.
+template <std::size_t Size, std::size_t Align>
+struct alignas(Align) ElementBytes {
+  unsigned char bytes[Size];
+};
+template <std::size_t Size, std::size_t Align>
+struct element_bytes {
+  using type = ElementBytes<Size, Align>;
+};
+template <> struct element_bytes<1, 1> { using type = std::uint8_t; };
+template <> struct element_bytes<2, 2> { using type = std::uint16_t; };
+template <> struct element_bytes<4, 4> { using type = std::uint32_t; };
+template <> struct element_bytes<8, 8> { using type = std::uint64_t; };
+
 /// One run of `count` elements, `in_step` and `out_step` apart.
-template <class To, class From>
-void convert_run(const From* in, index_t in_step, To* out, index_t out_step, index_t count) {
-  if (in_step == 1 && out_step == 1) return detail::convert_contiguous(in, out, count);
-  if constexpr (std::is_same_v<From, To>) {
-    if (in_step == 2 && out_step == 1) return detail::copy_every_other<1>(in, out, count);
-    if (in_step == 2 && out_step == 2) return detail::copy_every_other<2>(in, out, count);
+template <class T>
+void copy_run(const T* in, index_t in_step, T* out, index_t out_step, index_t count) {
+  if (in_step == 1 && out_step == 1) {
+    std::memcpy(out, in, std::size_t(count) * sizeof(T));
+    return;
   }
-  for (index_t i = 0; i < count; ++i) out[i * out_step] = detail::convert_value<To>(in[i * in_step]);
+  if (in_step == 2 && out_step == 1) return detail::copy_every_other<1>(in, out, count);
+  if (in_step == 2 && out_step == 2) return detail::copy_every_other<2>(in, out, count);
+  for (index_t i = 0; i < count; ++i) out[i * out_step] = in[i * in_step];
 }
 
-/// A rows x columns block. When the source steps further along a row than down a column
-/// (a transpose), the block goes in tiles of tiles: 8 x 8 elements read down the source's
-/// columns inside 256 x 256 tiles, so that the lines of both sides are read from cache.
-template <class To, class From>
-void convert_block(const From* in, const std::array<index_t, 2>& in_steps, To* out,
-                   const std::array<index_t, 2>& out_steps, index_t rows, index_t columns) {
+/// A rows x columns block of one element size. When the source steps further along a row
+/// than down a column (a transpose), the block goes in tiles of tiles: 8 x 8 elements read
+/// down the source's columns inside 256 x 256 tiles, so that the lines of both sides are
+/// read from cache.
+template <class T>
+void copy_block(const std::byte* in_bytes, const Steps& in_steps, std::byte* out_bytes, const Steps& out_steps,
+                index_t rows, index_t columns) {
+  const auto* in = reinterpret_cast<const T*>(in_bytes);
+  auto* out = reinterpret_cast<T*>(out_bytes);
   constexpr index_t tile = 256, micro = 8;
   if (std::abs(in_steps[1]) <= std::abs(in_steps[0]) || rows < micro || columns < micro) {
     for (index_t r = 0; r < rows; ++r)
-      convert_run(in + r * in_steps[0], in_steps[1], out + r * out_steps[0], out_steps[1], columns);
+      copy_run(in + r * in_steps[0], in_steps[1], out + r * out_steps[0], out_steps[1], columns);
     return;
   }
   for (index_t r0 = 0; r0 < rows; r0 += tile) {
@@ -50,49 +74,103 @@ void convert_block(const From* in, const std::array<index_t, 2>& in_steps, To* o
         for (index_t c = c0; c < c1; c += micro) {
           const index_t r_end = std::min(r1, r + micro), c_end = std::min(c1, c + micro);
           for (index_t j = c; j < c_end; ++j)
-            for (index_t i = r; i < r_end; ++i)
-              out[i * out_steps[0] + j * out_steps[1]] =
-                  detail::convert_value<To>(in[i * in_steps[0] + j * in_steps[1]]);
+            for (index_t i = r; i < r_end; ++i) out[i * out_steps[0] + j * out_steps[1]] = in[i * in_steps[0] + j * in_steps[1]];
         }
       }
     }
   }
 }
 
-/// One coalesced layout (see convert_typed) from `in` to `out`: blocks of its two innermost
-/// dimensions, contiguous runs by memcpy or a vectorised loop.
-template <class From, class To>
-void convert_layout(const From* in, To* out, const detail::CoalescedLayout<2>& layout) {
+using BlockCopy = void (*)(const std::byte*, const Steps&, std::byte*, const Steps&, index_t, index_t);
+
+/// copy_block for the elements of `dtype`.
+BlockCopy block_copy_of(DType dtype) {
+  return dispatch(dtype, [](auto tag) -> BlockCopy {
+    using T = typename decltype(tag)::type;
+    return &copy_block<typename element_bytes<sizeof(T), alignof(T)>::type>;
+  });
+}
+
+/// One copy_into: the element sizes of both sides, how each moves, and, where the dtypes
+/// differ, the conversion.
+struct Copy {
+  std::size_t in_size, out_size;
+  BlockCopy move_in, move_out;
+  detail::ContiguousConverter convert;  // nullptr where the dtypes are the same
+};
+
+/// A rows x columns block of different dtypes. Rows contiguous on both sides convert in
+/// place; any other block goes in tiles through two buffers: the source's tile moved
+/// into the first (tiled as copy_block tiles a transpose), converted in bulk into the
+/// second, which is moved to the destination (or converted straight into a destination
+/// whose rows are contiguous).
+void convert_block(const Copy& copy, const std::byte* in, const Steps& in_steps, std::byte* out,
+                   const Steps& out_steps, index_t rows, index_t columns) {
+  const auto in_at = [&](index_t r, index_t c) { return in + (r * in_steps[0] + c * in_steps[1]) * index_t(copy.in_size); };
+  const auto out_at = [&](index_t r, index_t c) { return out + (r * out_steps[0] + c * out_steps[1]) * index_t(copy.out_size); };
+  if (in_steps[1] == 1 && out_steps[1] == 1) {
+    for (index_t r = 0; r < rows; ++r) copy.convert(in_at(r, 0), out_at(r, 0), columns);
+    return;
+  }
+  constexpr index_t buffered = 2048, transposed_tile_columns = 64;
+  alignas(64) std::byte moved_in[buffered * 16], converted[buffered * 16];  // 16: the largest element
+  const bool transposing = std::abs(in_steps[1]) > std::abs(in_steps[0]);
+  const index_t tile_columns = std::min(columns, transposing ? transposed_tile_columns : buffered);
+  const index_t tile_rows = buffered / tile_columns;
+  for (index_t r0 = 0; r0 < rows; r0 += tile_rows) {
+    for (index_t c0 = 0; c0 < columns; c0 += tile_columns) {
+      const index_t n_rows = std::min(tile_rows, rows - r0), n_columns = std::min(tile_columns, columns - c0);
+      const Steps contiguous{n_columns, 1};
+      copy.move_in(in_at(r0, c0), in_steps, moved_in, contiguous, n_rows, n_columns);
+      if (out_steps[1] == 1) {
+        for (index_t r = 0; r < n_rows; ++r)
+          copy.convert(moved_in + r * n_columns * index_t(copy.in_size), out_at(r0 + r, c0), n_columns);
+        continue;
+      }
+      copy.convert(moved_in, converted, n_rows * n_columns);
+      copy.move_out(converted, contiguous, out_at(r0, c0), out_steps, n_rows, n_columns);
+    }
+  }
+}
+
+/// One coalesced layout (see copy_layout) from `in` to `out`: blocks of its two innermost
+/// dimensions (a shorter layout is one block of one row).
+void copy_layout(const Copy& copy, const std::byte* in, std::byte* out, const detail::CoalescedLayout<2>& layout) {
+  const auto block = [&](const std::byte* from, const Steps& in_steps, std::byte* to, const Steps& out_steps,
+                         index_t rows, index_t columns) {
+    if (copy.convert == nullptr) copy.move_in(from, in_steps, to, out_steps, rows, columns);
+    else convert_block(copy, from, in_steps, to, out_steps, rows, columns);
+  };
   const std::size_t rank = layout.shape.size();
-  if (rank == 0) return convert_run(in, 1, out, 1, 1);
-  if (rank == 1) return convert_run(in, layout.strides[1][0], out, layout.strides[0][0], layout.shape[0]);
+  if (rank == 0) return block(in, {0, 1}, out, {0, 1}, 1, 1);
+  if (rank == 1) return block(in, {0, layout.strides[1][0]}, out, {0, layout.strides[0][0]}, 1, layout.shape[0]);
   const std::span<const index_t> outer = layout.shape.span().first(rank - 1);
-  const std::array<index_t, 2> in_steps{layout.strides[1][rank - 2], layout.strides[1][rank - 1]};
-  const std::array<index_t, 2> out_steps{layout.strides[0][rank - 2], layout.strides[0][rank - 1]};
+  const Steps in_steps{layout.strides[1][rank - 2], layout.strides[1][rank - 1]};
+  const Steps out_steps{layout.strides[0][rank - 2], layout.strides[0][rank - 1]};
   detail::for_each_row<2>(outer, {layout.strides[0].span().first(rank - 1), layout.strides[1].span().first(rank - 1)},
                           [&](const std::array<index_t, 2>& offsets, index_t rows, std::span<const index_t>) {
-                            convert_block(in + offsets[1], in_steps, out + offsets[0], out_steps, rows,
-                                          layout.shape[rank - 1]);
+                            block(in + offsets[1] * index_t(copy.in_size), in_steps,
+                                  out + offsets[0] * index_t(copy.out_size), out_steps, rows, layout.shape[rank - 1]);
                           });
 }
 
 /// The one strided copy: the layout coalesced in the destination's memory order, its
 /// outermost dimension split into `threads` equal parts, one per thread (the calling
 /// thread takes the last; a thread that cannot be started leaves its part to the caller).
-template <class Source, class To>
-void convert_typed(const Tensor<Source>& source, const Tensor<To>& destination, unsigned threads) {
-  const auto* in = source.data();
-  To* out = destination.data();
+void copy_on_threads(const Copy& copy, const AnyTensor& source, const AnyTensor& destination, unsigned threads) {
+  const auto* in = static_cast<const std::byte*>(source.data_ptr());
+  auto* out = static_cast<std::byte*>(destination.mutable_data_ptr());
   const detail::CoalescedLayout<2> layout = detail::coalesce<2>(source.shape(), {destination.strides(), source.strides()});
-  if (threads <= 1 || layout.shape.size() == 0) return convert_layout(in, out, layout);
+  if (threads <= 1 || layout.shape.size() == 0) return copy_layout(copy, in, out, layout);
   const index_t extent = layout.shape[0], parts = std::min(index_t(threads), extent);
   std::vector<std::jthread> workers;  // joined when the copy returns or throws
   index_t begin = 0;
   for (index_t part = 0; part < parts; ++part) {
     detail::CoalescedLayout<2> piece = layout;
     piece.shape[0] = extent / parts + (part < extent % parts ? 1 : 0);
-    const auto work = [in = in + begin * layout.strides[1][0], out = out + begin * layout.strides[0][0], piece] {
-      convert_layout(in, out, piece);
+    const auto work = [&copy, in = in + begin * layout.strides[1][0] * index_t(copy.in_size),
+                       out = out + begin * layout.strides[0][0] * index_t(copy.out_size), piece] {
+      copy_layout(copy, in, out, piece);
     };
     begin += piece.shape[0];
     if (part + 1 == parts) {
@@ -178,9 +256,8 @@ void copy_into(const AnyTensor& source, const AnyTensor& destination, const ToOp
   if (!source.device().is_host_accessible()) detail::throw_not_host_accessible("copy_into", source.device());
   if (!destination.device().is_host_accessible())
     detail::throw_not_host_accessible("copy_into", destination.device());
-  if (source.dtype() != destination.dtype() && (is_packed(source.dtype()) || is_packed(destination.dtype())))
-    throw TypeError(detail::concat("copy_into: cannot convert ", source.dtype(), " to ", destination.dtype(),
-                                   "; as in PyTorch, packed sub-byte types convert to no other dtype"));
+  const detail::ContiguousConverter converter =
+      source.dtype() == destination.dtype() ? nullptr : detail::contiguous_converter(source.dtype(), destination.dtype());
   if (source.numel() == 0) return;
   refuse_internal_overlap(destination);
   if (same_view(source, destination)) return;
@@ -190,15 +267,9 @@ void copy_into(const AnyTensor& source, const AnyTensor& destination, const ToOp
   // Threads write disjoint parts only where the destination's elements are distinct.
   unsigned threads = copy_threads(destination, options);
   if (threads > 1 && !provably_distinct_elements(destination)) threads = 1;
-  dispatch(destination.dtype(), [&](auto to_tag) {
-    using To = typename decltype(to_tag)::type;
-    const auto out = destination.as<To>();
-    dispatch(input.dtype(), [&](auto from_tag) {
-      using From = typename decltype(from_tag)::type;
-      if constexpr (std::is_same_v<From, To> || !(detail::is_packed_v<From> || detail::is_packed_v<To>))
-        convert_typed(input.as<const From>(), out, threads);
-    });
-  });
+  const Copy copy{input.itemsize(), destination.itemsize(), block_copy_of(input.dtype()),
+                  block_copy_of(destination.dtype()), converter};
+  copy_on_threads(copy, input, destination, threads);
 }
 
 }  // namespace zt

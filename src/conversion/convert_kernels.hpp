@@ -31,6 +31,13 @@ index_t floats_to_int32s(const float* in, To* out, index_t count);
 template <class To, class From>
 void convert_contiguous(const From* __restrict in, To* __restrict out, index_t count);
 
+/// convert_contiguous for one pair of dtypes, over untyped pointers.
+using ContiguousConverter = void (*)(const void* in, void* out, index_t count);
+
+/// The converter from `from` to `to`, two different dtypes (convert_pairs.cpp); TypeError
+/// where either is packed: as in PyTorch, packed sub-byte types convert to no other dtype.
+ContiguousConverter contiguous_converter(DType from, DType to);
+
 /// Any conversion to or from float16, and from an 8-bit float to other than float32 or
 /// bfloat16, goes through float (as convert_value does), in chunks of a small buffer so that
 /// the float16 or 8-bit float side converts in bulk.

@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -42,6 +43,41 @@ BOOST_AUTO_TEST_CASE(to_of_a_transpose_converts_every_element) {
   const auto out = copy.as<const double, 2>();
   for (zt::index_t r = 0; r < 33; ++r)
     for (zt::index_t c = 0; c < 40; ++c) BOOST_TEST_REQUIRE(out(r, c) == double(c * 33 + r));
+}
+
+BOOST_AUTO_TEST_CASE(a_conversion_between_strided_views_converts_each_element_once_in_its_place) {
+  // A transposed 130 x 70 source (partial tiles at both edges) into every other column of
+  // a complex64 buffer: the odd columns keep their values.
+  std::vector<std::int32_t> values = iota(130 * 70);
+  const zt::AnyTensor transposed = zt::Tensor<std::int32_t, 2>(values.data(), {70, 130}, {1, 70});
+  std::vector<std::complex<float>> out(70 * 260, {-1.0f, -1.0f});
+  zt::copy_into(transposed, zt::Tensor<std::complex<float>, 2>(out.data(), {70, 130}, {260, 2}));
+  for (std::size_t r = 0; r < 70; ++r) {
+    for (std::size_t c = 0; c < 260; ++c) {
+      const std::complex<float> expected = c % 2 == 0 ? std::complex<float>(float(c / 2 * 70 + r), 0.0f)
+                                                      : std::complex<float>(-1.0f, -1.0f);
+      BOOST_TEST_REQUIRE(out[r * 260 + c] == expected);
+    }
+  }
+  // A row longer than the copy's buffers, every third int16 into every other float32.
+  std::vector<std::int16_t> shorts(3 * 5000);
+  for (std::size_t i = 0; i < shorts.size(); ++i) shorts[i] = std::int16_t(i % 30000);
+  std::vector<float> floats(2 * 5000, -1.0f);
+  zt::copy_into(zt::Tensor<std::int16_t, 1>(shorts.data(), {5000}, {3}), zt::Tensor<float, 1>(floats.data(), {5000}, {2}));
+  for (std::size_t i = 0; i < 5000; ++i) {
+    BOOST_TEST_REQUIRE(floats[2 * i] == float(3 * i % 30000));
+    BOOST_TEST_REQUIRE(floats[2 * i + 1] == -1.0f);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(clone_of_a_transposed_complex128_moves_whole_elements) {
+  std::vector<std::complex<double>> values(40 * 33);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = {double(i), -double(i)};
+  const zt::AnyTensor copy = zt::AnyTensor(zt::Tensor<std::complex<double>, 2>(values.data(), {33, 40}, {1, 33})).clone();
+  const auto out = copy.as<const std::complex<double>, 2>();
+  for (zt::index_t r = 0; r < 33; ++r)
+    for (zt::index_t c = 0; c < 40; ++c)
+      BOOST_TEST_REQUIRE(out(r, c) == std::complex<double>(double(c * 33 + r), -double(c * 33 + r)));
 }
 
 BOOST_AUTO_TEST_CASE(a_column_with_strides_2_1_copies_every_other_element) {
