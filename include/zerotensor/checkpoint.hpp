@@ -61,9 +61,13 @@ struct CheckpointOptions {
   /// time, which bounds the open file descriptors. 0: the hardware's threads, at most 16;
   /// one when `device` is not the CPU (each shard's copy to it has threads of its own).
   unsigned threads = 0;
+  /// LoadOptions' field: only this rank's part of the tensors the rules name.
+  SliceOptions slice{};
 
   /// The fields LoadOptions shares, as the LoadOptions each file is loaded with.
-  [[nodiscard]] LoadOptions load_options() const { return {.access = access, .copy = copy, .device = device}; }
+  [[nodiscard]] LoadOptions load_options() const {
+    return {.access = access, .copy = copy, .device = device, .slice = slice};
+  }
 };
 
 /// The selected tensors of a checkpoint, by name (`tensors`), the shard file each came from

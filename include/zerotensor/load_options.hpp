@@ -34,6 +34,7 @@
 
 #include "zerotensor/device.hpp"
 #include "zerotensor/mapped_file.hpp"
+#include "zerotensor/slice_options.hpp"
 
 namespace zt {
 
@@ -55,6 +56,9 @@ struct LoadOptions {
   /// shared access are then ValueErrors. DeviceError in a build without CUDA, where there is
   /// no GPU, or naming both sizes when the device has too little free memory.
   Device device = cpu;
+  /// Only this rank's part of the tensors the rules name (slice_options.hpp); by default
+  /// every tensor whole.
+  SliceOptions slice{};
 };
 
 namespace detail {

@@ -32,6 +32,7 @@
 #include "zerotensor/shape.hpp"
 #include "zerotensor/shared_memory.hpp"
 #include "zerotensor/shares_memory.hpp"
+#include "zerotensor/slice_options.hpp"
 #include "zerotensor/staging.hpp"
 #include "zerotensor/storage.hpp"
 #include "zerotensor/tensor.hpp"

@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <cstring>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "vocabulary/concat.hpp"
 #include "memory/read_file.hpp"
 #include "conversion/staged_transfer.hpp"
@@ -117,20 +120,81 @@ std::string copy_reason(const std::byte* source, const StoredTensor& stored, ind
   return {};
 }
 
+/// Where the stored bytes lie: `count` runs of `length` bytes, `stride` apart (one run unless
+/// the tensor is a slice).
+struct Runs {
+  std::size_t count;
+  std::size_t length;
+  std::size_t stride;
+};
+
+Runs runs_of(const StoredTensor& stored) {
+  const std::size_t bytes = std::size_t(numel(stored.shape)) * itemsize(stored.dtype);
+  if (!stored.slice) return {1, bytes, 0};
+  const std::size_t count = stored.slice->runs;
+  return {count, count == 0 ? 0 : bytes / count, stored.slice->run_stride};
+}
+
+/// The stored bytes [offset, offset + out.size()) of the runs, as native_bytes gives them.
+void native_run_bytes(const std::byte* source, const Runs& runs, std::size_t offset, std::span<std::byte> out,
+                      DType dtype, std::size_t swap_unit, Negation negate) {
+  for (std::size_t done = 0; done < out.size();) {
+    const std::size_t at = offset + done, run = at / runs.length, within = at % runs.length;
+    const std::size_t length = std::min(runs.length - within, out.size() - done);
+    native_bytes(source + run * runs.stride, within, out.subspan(done, length), dtype, swap_unit, negate);
+    done += length;
+  }
+}
+
+/// The strides of a copy of the stored tensor.
+const DynamicExtents& copy_strides(const StoredTensor& stored) {
+  return stored.slice ? stored.slice->copy_strides : stored.strides;
+}
+
+/// The whole pages holding [start, start + length).
+std::span<std::byte> page_range(const std::byte* start, std::size_t length) {
+  static const auto page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
+  const auto first = reinterpret_cast<std::uintptr_t>(start) / page * page;
+  const auto end = (reinterpret_cast<std::uintptr_t>(start) + length + page - 1) / page * page;
+  return {reinterpret_cast<std::byte*>(first), end - first};
+}
+
+/// In a load with a slice the file's mapping reads no page ahead of those touched (the kernel's
+/// read-around, megabytes on some disks, would read the other ranks' parts); each tensor to
+/// copy is then read ahead over its own runs. Hints only: a failure reads more, never wrongly.
+void read_runs_ahead(const std::byte* source, const StoredTensor& stored, const LoadOptions& options) {
+  if (options.slice.rules.empty()) return;
+  const Runs runs = runs_of(stored);
+  for (std::size_t run = 0; run < runs.count; ++run) {
+    const std::span<std::byte> pages = page_range(source + run * runs.stride, runs.length);
+    ::madvise(pages.data(), pages.size(), MADV_WILLNEED);
+  }
+}
+
 /// The part of an upload that brings a stored tensor's bytes, in this machine's byte order.
 UploadPart upload_part(const std::byte* source, const StoredTensor& stored) {
   const index_t count = numel(stored.shape);
   const std::size_t swap_unit = needs_byte_swap(stored, count) ? byte_order_unit(stored.dtype) : 1;
-  const auto fill = [source, dtype = stored.dtype, swap_unit, negate = stored.negate](std::size_t offset,
-                                                                                     std::span<std::byte> staging) {
-    native_bytes(source, offset, staging, dtype, swap_unit, negate);
+  const Runs runs = runs_of(stored);
+  const auto fill = [source, runs, dtype = stored.dtype, swap_unit, negate = stored.negate](
+                        std::size_t offset, std::span<std::byte> staging) {
+    native_run_bytes(source, runs, offset, staging, dtype, swap_unit, negate);
   };
   return {std::size_t(count) * itemsize(stored.dtype), fill};
 }
 
-/// ValueError when a bool tensor's bytes are not all 0 or 1.
+/// ValueError when a bool tensor's bytes are not all 0 or 1 (naming the run of a slice).
 void check_stored_bools(const std::byte* source, const StoredTensor& stored, const DescribeTensor& describe) {
-  if (stored.dtype == bool_) check_bool_bytes(source, numel(stored.shape), describe());
+  if (stored.dtype != bool_) return;
+  const Runs runs = runs_of(stored);
+  if (runs.count == 1) return check_bool_bytes(source, index_t(runs.length), describe());
+  for (std::size_t run = 0; run < runs.count; ++run) {
+    try {
+      check_bool_bytes(source + run * runs.stride, index_t(runs.length));
+    } catch (const ValueError& error) {
+      throw ValueError(concat(describe(), ": in run ", run, " of ", runs.count, " of this rank's slice: ", error.what()));
+    }
+  }
 }
 
 /// ValueError for options that contradict each other, whatever the bytes; `noun` ("file",
@@ -150,6 +214,24 @@ void check_copy_rules(const LoadOptions& options, std::string_view noun) {
 }
 
 }  // namespace
+
+void narrow_stored(StoredTensor& stored, const Narrowing& part) {
+  // Dense bytes: the dimensions with larger strides are outside `part.dim` (each of its
+  // indices one run), those with smaller ones inside it.
+  const index_t step = stored.strides[part.dim], extent = stored.shape[part.dim];
+  if (extent == 0) return;  // its one part is the whole: empty
+  std::size_t runs = 1;
+  DynamicExtents copy = stored.strides;
+  for (std::size_t d = 0; d < stored.shape.size(); ++d) {
+    if (d == part.dim || stored.strides[d] <= step) continue;
+    runs *= std::size_t(stored.shape[d]);
+    copy[d] = stored.strides[d] / extent * part.length;
+  }
+  const std::size_t size = itemsize(stored.dtype);
+  stored.offset += std::size_t(part.start * step) * size;
+  stored.shape[part.dim] = part.length;
+  stored.slice = StoredSlice{runs, std::size_t(extent * step) * size, std::move(copy)};
+}
 
 void refuse_zip_archive(std::span<const std::byte> file, std::string_view format, std::string_view description) {
   // A local file header starts every archive with members; an empty archive is only its end record.
@@ -202,6 +284,12 @@ LoadOptions buffer_load_options(const Buffer& bytes, LoadOptions options, std::s
 
 FileBytes file_bytes(PathRef path, const LoadOptions& options, bool read_allowed) {
   const MapAccess access = mapping_access(options);
+  if (!options.slice.rules.empty()) {  // read from a mapping, only the pages this rank needs
+    Buffer mapping = map_file(path, {.access = access});
+    const std::span<std::byte> pages = page_range(view_address(mapping), mapping.nbytes());
+    ::madvise(pages.data(), pages.size(), MADV_RANDOM);
+    return {std::move(mapping), options};
+  }
   if (!read_allowed || options.device != cpu || !options.copy.value_or(false))
     return {map_file(path, {.access = access}), options};
   LoadOptions copied = options;
@@ -232,10 +320,11 @@ AnyTensor load_stored_tensor(const Buffer& bytes, const StoredTensor& stored, co
         concat(describe(), " ", reason, ", so it cannot share memory with the ", noun, " (shared access)"));
 
   std::shared_ptr<std::byte> memory = allocate_bytes(length);
-  native_bytes(source, 0, {memory.get(), length}, stored.dtype,
-               needs_byte_swap(stored, count) ? byte_order_unit(stored.dtype) : 1, stored.negate);
+  read_runs_ahead(source, stored, options);
+  native_run_bytes(source, runs_of(stored), 0, {memory.get(), length}, stored.dtype,
+                   needs_byte_swap(stored, count) ? byte_order_unit(stored.dtype) : 1, stored.negate);
   std::byte* copy = memory.get();
-  return make_view(stored.dtype, copy, stored.shape, stored.strides, std::move(memory), cpu, writable);
+  return make_view(stored.dtype, copy, stored.shape, copy_strides(stored), std::move(memory), cpu, writable);
 }
 
 std::vector<AnyTensor> upload_stored_tensors(const Buffer& bytes, std::span<const StoredTensor> stored,
@@ -247,6 +336,7 @@ std::vector<AnyTensor> upload_stored_tensors(const Buffer& bytes, std::span<cons
   for (std::size_t i = 0; i < stored.size(); ++i) {
     const std::byte* source = view_address(bytes) + stored[i].offset;
     check_stored_bools(source, stored[i], [&describe, i] { return describe(i); });
+    read_runs_ahead(source, stored[i], options);
     parts.push_back(upload_part(source, stored[i]));
   }
   std::vector<std::shared_ptr<std::byte>> memory =
@@ -255,7 +345,7 @@ std::vector<AnyTensor> upload_stored_tensors(const Buffer& bytes, std::span<cons
   tensors.reserve(stored.size());
   for (std::size_t i = 0; i < stored.size(); ++i) {
     std::byte* data = memory[i].get();
-    tensors.push_back(make_view(stored[i].dtype, data, stored[i].shape, stored[i].strides, std::move(memory[i]),
+    tensors.push_back(make_view(stored[i].dtype, data, stored[i].shape, copy_strides(stored[i]), std::move(memory[i]),
                                 options.device, options.access != MapAccess::read_only));
   }
   return tensors;

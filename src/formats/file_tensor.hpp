@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <span>
 #include <string_view>
@@ -30,9 +31,18 @@ struct Negation {
   [[nodiscard]] bool any() const noexcept { return real || imaginary; }
 };
 
+/// A stored tensor narrowed along one dimension (narrow_stored): its bytes are `runs` equal
+/// runs, `run_stride` bytes apart from StoredTensor::offset; a copy of them is dense with
+/// `copy_strides`, while a view of the bytes keeps StoredTensor::strides.
+struct StoredSlice {
+  std::size_t runs;
+  std::size_t run_stride;
+  DynamicExtents copy_strides;
+};
+
 /// Where and how one tensor lies in a file's bytes. The caller has validated that
 /// [offset, offset + numel * itemsize) lies inside them and that the shape's byte count does
-/// not overflow; the bytes are dense in the order `strides` describe.
+/// not overflow; the bytes are dense in the order `strides` describe, or, for a slice, its runs are.
 struct StoredTensor {
   std::size_t offset;  ///< bytes from the start of the file
   DType dtype;
@@ -40,7 +50,18 @@ struct StoredTensor {
   DynamicExtents strides;      ///< in elements: C order, or Fortran order for .npy
   bool foreign_byte_order;     ///< stored in the byte order opposite to this machine's
   Negation negate{};           ///< parts negated in the copy that this then needs
+  std::optional<StoredSlice> slice{};  ///< set by narrow_stored
 };
+
+/// What narrow() takes: a part of one dimension.
+struct Narrowing {
+  std::size_t dim;
+  index_t start;
+  index_t length;
+};
+
+/// `stored` narrowed to `part`: the view's shape and first byte, and the runs its bytes lie in.
+void narrow_stored(StoredTensor& stored, const Narrowing& part);
 
 /// The text that starts every error message about a stored tensor ("<file>: tensor 'w'"),
 /// built only when a message needs it: a small load builds no text.

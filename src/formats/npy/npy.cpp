@@ -11,6 +11,7 @@
 #include "interop/dtype_formats.hpp"
 #include "memory/file_io.hpp"
 #include "formats/file_tensor.hpp"
+#include "formats/rank_slice.hpp"
 #include "zerotensor/empty.hpp"
 
 namespace zt {
@@ -265,9 +266,12 @@ AnyTensor read_npy(const Buffer& bytes, const LoadOptions& options, const detail
     throw ValueError(concat(description, ": shape ", detail::shape_string(header.shape), " of ", header.dtype,
                             " needs ", needed, " bytes of data but the ", context.noun(), " holds ", available,
                             " after the header"));
-  const detail::StoredTensor stored{data_offset, header.dtype, std::move(header.shape), std::move(strides),
-                                    header.foreign_byte_order};
+  detail::StoredTensor stored{data_offset, header.dtype, std::move(header.shape), std::move(strides),
+                              header.foreign_byte_order};
   const auto describe = [&context] { return std::string(context.whole()); };
+  // The array has no name: the slice rule "*" names it.
+  const auto slice = detail::settle_slice(options.slice, description);
+  if (const auto part = detail::narrowing_of(slice, "", stored.shape, describe)) detail::narrow_stored(stored, *part);
   return detail::load_stored_tensor(bytes, stored, options, describe, context.noun());
 }
 

@@ -17,6 +17,7 @@
 #include "memory/file_io.hpp"
 #include "formats/file_tensor.hpp"
 #include "vocabulary/json.hpp"
+#include "formats/rank_slice.hpp"
 #include "formats/safetensors/safetensors_selected.hpp"
 #include "zerotensor/empty.hpp"
 
@@ -275,10 +276,15 @@ SafetensorsFile read_safetensors(const Buffer& bytes, const LoadOptions& options
   reader.check_layout(entries);
 
   if (keep) std::erase_if(entries, [&](const Entry& entry) { return !keep(entry.name); });
-  const auto stored = [data_start](Entry& entry) {
+  const std::optional<detail::RankSlice> slice = detail::settle_slice(options.slice, description);
+  const auto stored = [&](Entry& entry) {
     DynamicExtents strides = detail::contiguous_strides(entry.shape);
-    return detail::StoredTensor{data_start + entry.begin, entry.dtype, std::move(entry.shape), std::move(strides),
+    detail::StoredTensor tensor{data_start + entry.begin, entry.dtype, std::move(entry.shape), std::move(strides),
                                 std::endian::native != std::endian::little};
+    const auto describe = [&] { return reader.tensor_context(entry.name); };
+    if (const auto part = detail::narrowing_of(slice, entry.name, tensor.shape, describe))
+      detail::narrow_stored(tensor, *part);
+    return tensor;
   };
   // Writers lay tensors out by dtype, then by name: the end is most often the right place.
   const auto add = [&](std::string& name, AnyTensor tensor) {

@@ -10,6 +10,7 @@
 #include "vocabulary/concat.hpp"
 #include "memory/file_io.hpp"
 #include "formats/file_tensor.hpp"
+#include "formats/rank_slice.hpp"
 #include "formats/torch/torch_load_selected.hpp"
 #include "formats/torch/torch_pickle.hpp"
 #include "formats/torch/torch_zip.hpp"
@@ -106,7 +107,8 @@ class Loader {
          bool foreign, const LoadOptions& options, const detail::LoadContext& context, const Keep& keep,
          std::uint64_t pickle_bytes)
       : bytes_(bytes), graph_(graph), records_(records), prefix_(std::move(prefix)), foreign_(foreign),
-        options_(options), description_(context.source()), noun_(context.noun()), keep_(keep),
+        options_(options), description_(context.source()), noun_(context.noun()),
+        slice_(detail::settle_slice(options.slice, description_)), keep_(keep),
         pickle_bytes_(pickle_bytes), output_limit_(max_output(pickle_bytes)) {}
 
   TorchFile load() {
@@ -249,8 +251,13 @@ class Loader {
     const AnyTensor& bytes = cached->second;
     std::byte* data = static_cast<std::byte*>(const_cast<void*>(bytes.data_ptr())) +
                       std::size_t(tensor.offset) * itemsize(tensor.dtype);
-    return detail::make_view(tensor.dtype, data, tensor.shape, tensor.strides, KeepAlive(bytes.owner()),
-                             bytes.device(), bytes.is_writable());
+    const AnyTensor view = detail::make_view(tensor.dtype, data, tensor.shape, tensor.strides,
+                                             KeepAlive(bytes.owner()), bytes.device(), bytes.is_writable());
+    // A slice is a view of the tensor loaded whole: a storage may hold other tensors' values.
+    const auto describe = [&] { return concat(description_, ": tensor '", name_, "'"); };
+    if (const auto part = detail::narrowing_of(slice_, name_, view.shape(), describe))
+      return view.narrow(index_t(part->dim), part->start, part->length);
+    return view;
   }
 
   /// A storage's record by offset, as each dtype and negation views or copies it.
@@ -264,6 +271,7 @@ class Loader {
   const LoadOptions& options_;
   std::string_view description_;
   std::string_view noun_;  // "file" or "buffer", in messages about the bytes
+  std::optional<detail::RankSlice> slice_;
   std::size_t references_ = 0;  // items of every list, tuple and dict
   std::size_t visits_ = 0;
   const Keep& keep_;
