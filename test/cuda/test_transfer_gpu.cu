@@ -183,6 +183,28 @@ BOOST_AUTO_TEST_CASE(a_sharded_checkpoint_loads_to_the_gpu_as_on_the_host) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_rank_slice_loads_to_the_gpu_as_its_copy_on_the_host) {
+  // Rows, columns (runs of 10 values, so that 256-byte chunks start and end inside runs) and
+  // bool columns, each as rank 1 of 2 copies it on the host.
+  const SmallStaging staging;
+  const zt_test::TempDir dir;
+  const std::vector<std::uint8_t> bools{1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0, 1, 1};
+  zt::save_safetensors(dir / "model.safetensors", {{"rows", iota_floats(30 * 12).view({30, 12})},
+                                                   {"columns", iota_floats(12 * 20).view({12, 20})},
+                                                   {"flags", zt::frombuffer(bools, zt::bool_).view({4, 4})}});
+  const zt::SliceOptions slice{.rank = 1, .world = 2, .rules = {{"rows", 0}, {"columns", 1}, {"flags", -1}}};
+  const zt::SafetensorsFile on_host = zt::load_safetensors(dir / "model.safetensors", {.copy = true, .slice = slice});
+  const zt::SafetensorsFile on_device =
+      zt::load_safetensors(dir / "model.safetensors", {.device = zt::cuda(0), .slice = slice});
+  for (const auto& [name, tensor] : on_host.tensors) {
+    BOOST_TEST_CONTEXT(name) {
+      BOOST_TEST(on_device.at(name).device() == zt::cuda(0));
+      BOOST_TEST((on_device.at(name).strides() == tensor.strides()));
+      check_same(on_device.at(name), tensor);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(from_file_streams_to_the_gpu) {
   const SmallStaging staging;
   const zt_test::TempDir dir;

@@ -270,6 +270,28 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_directory_and_a_torch_file_are_sliced_alike) {
   BOOST_TEST((torch.at("bias").shape() == zt::DynamicExtents{2}));
 }
 
+BOOST_AUTO_TEST_CASE(only_this_ranks_bool_bytes_are_checked) {
+  // A 4 x 4 bool tensor whose byte (2, 0) is 7: rank 0's columns hold it, rank 1's do not.
+  const std::string header = R"({"flags":{"dtype":"BOOL","shape":[4,4],"data_offsets":[0,16]}})";
+  std::vector<std::uint8_t> file = {std::uint8_t(header.size()), 0, 0, 0, 0, 0, 0, 0};
+  file.insert(file.end(), header.begin(), header.end());
+  for (int i = 0; i < 16; ++i) file.push_back(i == 8 ? 7 : i % 2);
+  TempDir dir;
+  zt_test::write_bytes(dir / "flags.safetensors", file);
+  const std::string path = (dir / "flags.safetensors").string();
+  const zt::SliceOptions rank_1{.rank = 1, .world = 2, .rules = {{"flags", 1}}};
+  const zt::SafetensorsFile part = zt::load_safetensors(path, {.copy = true, .slice = rank_1});
+  BOOST_TEST((part.at("flags").shape() == zt::DynamicExtents{4, 2}));
+  for (const std::optional<bool> copy : {std::optional<bool>{}, std::optional<bool>{true}}) {
+    BOOST_CHECK_EXCEPTION(
+        static_cast<void>(zt::load_safetensors(path, {.copy = copy, .slice = {.rank = 0, .world = 2,
+                                                                             .rules = {{"flags", 1}}}})),
+        zt::ValueError,
+        with_message<zt::ValueError>("tensor 'flags': in run 2 of 4 of this rank's slice: bool data must be bytes 0 "
+                                     "or 1; element 0 is byte 7"));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(sizes_the_world_does_not_divide_and_missing_ranks_are_refused) {
   const CleanLauncherEnvironment clean;
   TempDir dir;
