@@ -159,9 +159,10 @@ std::span<std::byte> page_range(const std::byte* start, std::size_t length) {
   return {reinterpret_cast<std::byte*>(first), end - first};
 }
 
-/// In a load with a slice the file's mapping reads no page ahead of those touched (the kernel's
-/// read-around, megabytes on some disks, would read the other ranks' parts); each tensor to
-/// copy is then read ahead over its own runs. Hints only: a failure reads more, never wrongly.
+/// A load with a slice that copies maps the file reading no page ahead of those touched (the
+/// kernel's read-around, megabytes on some disks, would read the other ranks' parts; see
+/// file_bytes); each tensor to copy is then read ahead over its own runs. Hints only: a failure
+/// reads more, never wrongly.
 void read_runs_ahead(const std::byte* source, const StoredTensor& stored, const LoadOptions& options) {
   if (options.slice.rules.empty()) return;
   const Runs runs = runs_of(stored);
@@ -284,14 +285,14 @@ LoadOptions buffer_load_options(const Buffer& bytes, LoadOptions options, std::s
 
 FileBytes file_bytes(PathRef path, const LoadOptions& options, bool read_allowed) {
   const MapAccess access = mapping_access(options);
-  if (!options.slice.rules.empty()) {  // read from a mapping, only the pages this rank needs
+  const bool copies = options.device != cpu || options.copy.value_or(false);
+  if (!options.slice.rules.empty() && copies) {  // read from a mapping, only the pages this rank needs
     Buffer mapping = map_file(path, {.access = access});
     const std::span<std::byte> pages = page_range(view_address(mapping), mapping.nbytes());
     ::madvise(pages.data(), pages.size(), MADV_RANDOM);
     return {std::move(mapping), options};
   }
-  if (!read_allowed || options.device != cpu || !options.copy.value_or(false))
-    return {map_file(path, {.access = access}), options};
+  if (!read_allowed || !copies || options.device != cpu) return {map_file(path, {.access = access}), options};
   LoadOptions copied = options;
   copied.copy.reset();  // copied already: copied again only to swap bytes or align
   return {read_file(path), copied};

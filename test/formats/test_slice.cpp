@@ -113,6 +113,20 @@ void write_big_model(const std::string& path) {
                               {"columns.weight", counting({wide_rows, wide_columns})}});
 }
 
+constexpr std::uint64_t big_model_bytes = std::uint64_t{32} << 20;  // its tensors
+
+/// Writes the big model at `path` and loads it whole from storage once: whether this kernel and
+/// file system count a process's reads. The file's pages are dropped from the page cache after.
+bool big_model_with_counted_reads(const std::string& path) {
+  write_big_model(path);
+  drop_from_page_cache(path);
+  const std::optional<std::uint64_t> before = bytes_read_from_storage();
+  static_cast<void>(zt::load_safetensors(path, {.copy = true}));
+  const std::optional<std::uint64_t> after = bytes_read_from_storage();
+  drop_from_page_cache(path);
+  return before && after && *after - *before >= big_model_bytes;
+}
+
 zt::SliceOptions big_rules() { return {.rules = {{"rows.*", 0}, {"columns.*", 1}}}; }
 
 /// Loads this rank's slice of the big model as a copy, checks its values, and returns the bytes
@@ -130,8 +144,6 @@ std::optional<std::uint64_t> load_big_slice(const std::string& path, int rank, i
   if (!before || !after) return std::nullopt;
   return *after - *before;
 }
-
-constexpr std::uint64_t big_model_bytes = std::uint64_t{32} << 20;  // its tensors
 
 /// A rank's share of the big model, with room for the header's pages and the pages each
 /// column run straddles.
@@ -322,17 +334,10 @@ BOOST_AUTO_TEST_CASE(a_rank_reads_from_storage_about_its_share) {
   const CleanLauncherEnvironment clean;
   TempDir dir;
   const std::string path = (dir / "big.safetensors").string();
-  write_big_model(path);
-  drop_from_page_cache(path);
-  // The whole file first, to see that this kernel counts the reads.
-  const std::optional<std::uint64_t> before = bytes_read_from_storage();
-  static_cast<void>(zt::load_safetensors(path, {.copy = true}));
-  const std::optional<std::uint64_t> after = bytes_read_from_storage();
-  if (!before || !after || *after - *before < big_model_bytes) {
+  if (!big_model_with_counted_reads(path)) {
     BOOST_TEST_MESSAGE("skipped: this kernel or file system does not count a process's reads from storage");
     return;
   }
-  drop_from_page_cache(path);
   ::setenv("RANK", "1", 1);
   ::setenv("WORLD_SIZE", "4", 1);
   const std::optional<std::uint64_t> read = load_big_slice(path, 1, 4);
@@ -353,13 +358,7 @@ BOOST_AUTO_TEST_CASE(one_rank_of_four, *boost::unit_test::disabled()) {
 BOOST_AUTO_TEST_CASE(four_ranks_each_load_their_slice) {
   TempDir dir;
   const std::string path = (dir / "big.safetensors").string();
-  write_big_model(path);
-  drop_from_page_cache(path);
-  const std::optional<std::uint64_t> before = bytes_read_from_storage();
-  static_cast<void>(zt::load_safetensors(path, {.copy = true}));
-  const std::optional<std::uint64_t> after = bytes_read_from_storage();
-  const bool counts_reads = before && after && *after - *before >= big_model_bytes;
-  drop_from_page_cache(path);
+  const bool counts_reads = big_model_with_counted_reads(path);
   // As torchrun starts them: the same program with RANK and WORLD_SIZE set.
   std::vector<pid_t> ranks;
   for (int rank = 0; rank < 4; ++rank) {
