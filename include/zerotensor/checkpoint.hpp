@@ -61,12 +61,14 @@ struct CheckpointOptions {
   /// time, which bounds the open file descriptors. 0: the hardware's threads, at most 16;
   /// one when `device` is not the CPU (each shard's copy to it has threads of its own).
   unsigned threads = 0;
-  /// LoadOptions' field: only this rank's part of the tensors the rules name.
+  /// LoadOptions' fields: only this rank's part of the tensors the rules name; with copy = true
+  /// on the CPU, each shard read whole with O_DIRECT.
   SliceOptions slice{};
+  bool direct = false;
 
   /// The fields LoadOptions shares, as the LoadOptions each file is loaded with.
   [[nodiscard]] LoadOptions load_options() const {
-    return {.access = access, .copy = copy, .device = device, .slice = slice};
+    return {.access = access, .copy = copy, .device = device, .slice = slice, .direct = direct};
   }
 };
 

@@ -59,6 +59,12 @@ struct LoadOptions {
   /// Only this rank's part of the tensors the rules name (slice_options.hpp); by default
   /// every tensor whole.
   SliceOptions slice{};
+  /// With copy = true on the CPU, .npy and .safetensors files of 2 MiB or more are read whole
+  /// with O_DIRECT, past the page cache, which the read neither fills nor uses: faster from
+  /// cold storage (a disk serves large direct reads at its full rate), slower where the file
+  /// is already cached. A file system without O_DIRECT (tmpfs) is read as without it; other
+  /// loads (a device, views, torch.save files, a slice) ignore it.
+  bool direct = false;
 };
 
 namespace detail {

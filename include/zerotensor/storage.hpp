@@ -10,8 +10,8 @@
 
 namespace zt {
 
-/// `size_bytes` of uninitialised host memory aligned to 64 bytes; large blocks are
-/// advised for transparent huge pages to cut page-fault cost. std::bad_alloc when the
+/// `size_bytes` of uninitialised host memory aligned to 64 bytes; blocks of 2 MiB or more
+/// start on a 2 MiB boundary and are advised for transparent huge pages, to cut page-fault cost. std::bad_alloc when the
 /// memory cannot be had.
 [[nodiscard]] ZT_API std::shared_ptr<std::byte> allocate_bytes(std::size_t size_bytes);
 

@@ -292,10 +292,12 @@ FileBytes file_bytes(PathRef path, const LoadOptions& options, bool read_allowed
     ::madvise(pages.data(), pages.size(), MADV_RANDOM);
     return {std::move(mapping), options};
   }
-  if (!read_allowed || !copies || options.device != cpu) return {map_file(path, {.access = access}), options};
+  // A direct read reads the whole file: a selection does not forbid it.
+  if (!(read_allowed || options.direct) || !copies || options.device != cpu)
+    return {map_file(path, {.access = access}), options};
   LoadOptions copied = options;
   copied.copy.reset();  // copied already: copied again only to swap bytes or align
-  return {read_file(path), copied};
+  return {read_file(path, options.direct), copied};
 }
 
 AnyTensor load_stored_tensor(const Buffer& bytes, const StoredTensor& stored, const LoadOptions& options,

@@ -124,9 +124,11 @@ struct FileBytes {
   LoadOptions options;
 };
 
-/// With `read_allowed`, a load that copies every tensor to the CPU reads the file into memory of
-/// its own (read_file: no mapping to set up and tear down), and its tensors are copied again only
-/// to swap bytes or align; otherwise the file is mapped with mapping_access(options).
+/// With `read_allowed` (a load of every tensor) or options.direct, a load that copies every tensor
+/// to the CPU reads the file into memory of its own (read_file: no mapping to set up and tear
+/// down; options.direct: with O_DIRECT), and its tensors are copied again only to swap bytes or
+/// align; a load of a slice that copies maps the file reading only the pages it touches; any
+/// other maps the file with mapping_access(options).
 FileBytes file_bytes(PathRef path, const LoadOptions& options, bool read_allowed);
 
 }  // namespace zt::detail

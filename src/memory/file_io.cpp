@@ -26,7 +26,7 @@ void throw_io_error(std::string_view context, int os_error, std::string_view mes
   throw IOError(concat(context, ": ", message));
 }
 
-InputFile::InputFile(PathRef path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+InputFile::InputFile(PathRef path, int flags) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC | flags)) {
   if (fd_ < 0) open_error_ = errno;
 }
 

@@ -26,8 +26,9 @@ namespace zt::detail {
 /// values, so that each caller names its own operation in its message.
 class InputFile {
  public:
-  /// Opens `path` read-only; where it cannot, open_error() is the OS error (not 0).
-  explicit InputFile(PathRef path);
+  /// Opens `path` read-only, with more `flags` (O_DIRECT); where it cannot, open_error() is
+  /// the OS error (not 0).
+  explicit InputFile(PathRef path, int flags = 0);
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
   ~InputFile();

@@ -11,6 +11,13 @@ namespace zt::detail {
 /// aligned, so offsets into it are aligned as they are in a mapping). IOError with the path
 /// and the OS reason for a file that cannot be opened or read (a directory included), a
 /// file of 4 KiB or more that is not regular, and one that shrinks while it is read.
-Buffer read_file(PathRef path);
+/// `direct`: a regular file of direct_read_min_bytes or more is read with O_DIRECT, past the
+/// page cache (which it neither fills nor reads), where the file system allows it; otherwise
+/// as without.
+Buffer read_file(PathRef path, bool direct = false);
+
+/// Smaller files are read through the page cache even when asked to read directly: their
+/// reads are few, and a block of this size from allocate_bytes is aligned for O_DIRECT.
+inline constexpr std::size_t direct_read_min_bytes = std::size_t{2} << 20;
 
 }  // namespace zt::detail

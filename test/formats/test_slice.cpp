@@ -27,6 +27,7 @@
 
 extern char** environ;
 
+using zt_test::drop_from_page_cache;
 using zt_test::TempDir;
 
 namespace {
@@ -93,15 +94,6 @@ std::optional<std::uint64_t> bytes_read_from_storage() {
   while (io >> key >> value)
     if (key == "read_bytes:") return value;
   return std::nullopt;
-}
-
-/// Drops the file's pages from the page cache (written out first), so that the next load reads it.
-void drop_from_page_cache(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  BOOST_TEST_REQUIRE(fd >= 0);
-  ::fdatasync(fd);
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-  ::close(fd);
 }
 
 constexpr zt::index_t big_rows = 1024, big_columns = 4096, wide_rows = 256, wide_columns = 16384;

@@ -4,7 +4,9 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -71,6 +73,32 @@ inline void write_bytes(const std::filesystem::path& path, const std::vector<std
 inline void write_text(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
+}
+
+/// Drops the file's pages from the page cache (written out first), so that the next load reads it.
+inline void drop_from_page_cache(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  BOOST_TEST_REQUIRE(fd >= 0);
+  ::fdatasync(fd);
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  ::close(fd);
+}
+
+/// How many of the file's pages are in the page cache.
+inline std::size_t cached_pages(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  BOOST_TEST_REQUIRE(fd >= 0);
+  const auto size = std::size_t(std::filesystem::file_size(path));
+  void* mapping = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  BOOST_TEST_REQUIRE(mapping != MAP_FAILED);
+  const auto page = std::size_t(::sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> resident((size + page - 1) / page);
+  BOOST_TEST_REQUIRE(::mincore(mapping, size, resident.data()) == 0);
+  ::munmap(mapping, size);
+  std::size_t count = 0;
+  for (const unsigned char flags : resident) count += flags & 1u;
+  return count;
 }
 
 inline std::vector<std::uint8_t> read_bytes(const std::filesystem::path& path) {
