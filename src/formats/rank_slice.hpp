@@ -28,4 +28,10 @@ std::optional<RankSlice> settle_slice(const SliceOptions& options, std::string_v
 std::optional<Narrowing> narrowing_of(const std::optional<RankSlice>& slice, std::string_view name,
                                       std::span<const index_t> shape, const DescribeTensor& describe);
 
+/// `stored`, the tensor `name`, narrowed to this rank's part where a rule names it.
+inline void narrow_stored_for_rank(const std::optional<RankSlice>& slice, std::string_view name, StoredTensor& stored,
+                                   const DescribeTensor& describe) {
+  if (const auto part = narrowing_of(slice, name, stored.shape, describe)) narrow_stored(stored, *part);
+}
+
 }  // namespace zt::detail

@@ -8,6 +8,7 @@
 #include <array>
 #include <cerrno>
 #include <optional>
+#include <string>
 
 #include "vocabulary/concat.hpp"
 #include "memory/file_io.hpp"
@@ -16,6 +17,16 @@
 
 namespace zt::detail {
 namespace {
+
+/// IOError when a read of the `size`-byte file at `path`, which got `got` bytes after the first
+/// `before`, failed (-1, errno set) or stopped short.
+void require_whole_read(ssize_t got, std::size_t before, std::size_t size, PathRef path) {
+  if (got >= 0 && before + std::size_t(got) >= size) return;
+  const int os_error = errno;
+  const std::string failure = concat("unable to read ", size, " bytes from file <", path.c_str(), ">");
+  if (got < 0) throw_io_error(failure, os_error);
+  throw IOError(concat(failure, ": it ends after ", before + std::size_t(got)));
+}
 
 /// The unit of O_DIRECT's offsets, lengths and addresses on Linux file systems.
 constexpr std::size_t direct_block = 4096;
@@ -35,12 +46,7 @@ std::optional<Buffer> read_directly(PathRef path) {
   std::shared_ptr<std::byte> memory = allocate_bytes(whole_blocks);  // aligned to 2 MiB
   const ssize_t got = file.read_full(0, {memory.get(), whole_blocks});
   if (got < 0 && errno == EINVAL) return std::nullopt;  // O_DIRECT refused by the read itself
-  const auto failure = [&] { return concat("unable to read ", size, " bytes from file <", path.c_str(), ">"); };
-  if (got < 0) {
-    const int os_error = errno;
-    throw_io_error(failure(), os_error);
-  }
-  if (std::size_t(got) < size) throw IOError(concat(failure(), ": it ends after ", got));
+  require_whole_read(got, 0, size, path);
   std::byte* data = memory.get();
   return Buffer(data, size, std::move(memory));
 }
@@ -75,13 +81,7 @@ Buffer read_file(PathRef path, bool direct) {
   std::copy_n(first.data(), std::min(size, first.size()), memory.get());
   if (size > first.size()) {
     const ssize_t rest = file.read_full(first.size(), {memory.get() + first.size(), size - first.size()});
-    const auto failure = [&] { return concat("unable to read ", size, " bytes from file <", path.c_str(), ">"); };
-    if (rest < 0) {
-      const int os_error = errno;
-      throw_io_error(failure(), os_error);
-    }
-    if (std::size_t(rest) < size - first.size())
-      throw IOError(concat(failure(), ": it ends after ", first.size() + std::size_t(rest)));
+    require_whole_read(rest, first.size(), size, path);
   }
   std::byte* data = memory.get();
   return Buffer(data, size, std::move(memory));

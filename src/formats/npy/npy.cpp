@@ -271,7 +271,7 @@ AnyTensor read_npy(const Buffer& bytes, const LoadOptions& options, const detail
   const auto describe = [&context] { return std::string(context.whole()); };
   // The array has no name: the slice rule "*" names it.
   const auto slice = detail::settle_slice(options.slice, description);
-  if (const auto part = detail::narrowing_of(slice, "", stored.shape, describe)) detail::narrow_stored(stored, *part);
+  detail::narrow_stored_for_rank(slice, "", stored, describe);
   return detail::load_stored_tensor(bytes, stored, options, describe, context.noun());
 }
 

@@ -281,9 +281,7 @@ SafetensorsFile read_safetensors(const Buffer& bytes, const LoadOptions& options
     DynamicExtents strides = detail::contiguous_strides(entry.shape);
     detail::StoredTensor tensor{data_start + entry.begin, entry.dtype, std::move(entry.shape), std::move(strides),
                                 std::endian::native != std::endian::little};
-    const auto describe = [&] { return reader.tensor_context(entry.name); };
-    if (const auto part = detail::narrowing_of(slice, entry.name, tensor.shape, describe))
-      detail::narrow_stored(tensor, *part);
+    detail::narrow_stored_for_rank(slice, entry.name, tensor, [&] { return reader.tensor_context(entry.name); });
     return tensor;
   };
   // Writers lay tensors out by dtype, then by name: the end is most often the right place.
