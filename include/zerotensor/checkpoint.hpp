@@ -20,6 +20,8 @@
 // Each shard is loaded as load_safetensors loads a file: every tensor a view of its own
 // shard's mapping (keeping only that shard mapped), or a copy as `access`, `copy` and
 // `device` say (load_options.hpp). Shards are opened by up to `threads` threads at a time.
+// To a device, the tensors of every .safetensors shard go through one staged copy, laid end
+// to end: no drain between shards, and never more pinned memory than staging.hpp's buffers.
 #pragma once
 
 #include <cstdint>
@@ -54,17 +56,23 @@ struct CheckpointOptions {
   bool prefetch = false;
   std::size_t prefetch_chunk = std::size_t{8} << 20;
   /// Called as the shards are read: bytes done and bytes in all, from the loading threads
-  /// one call at a time; `done` reaches `total` once. With prefetch after each chunk,
-  /// otherwise after each shard.
+  /// one call at a time; `done` reaches `total` once. With prefetch after each chunk; else
+  /// after each shard, and for tensors copied to a device as each staged chunk is read.
   std::function<void(std::uint64_t done, std::uint64_t total)> progress{};
   /// Threads that open (and prefetch) shards; each holds at most one shard file open at a
   /// time, which bounds the open file descriptors. 0: the hardware's threads, at most 16;
-  /// one when `device` is not the CPU (each shard's copy to it has threads of its own).
+  /// one when `device` is not the CPU (the copy to it has threads of its own).
   unsigned threads = 0;
   /// LoadOptions' fields: only this rank's part of the tensors the rules name; with copy = true
   /// on the CPU, each shard read whole with O_DIRECT.
   SliceOptions slice{};
   bool direct = false;
+  /// Each tensor's device as a function of its name (transformers' device_map, pipeline
+  /// stages across GPUs); unset: every tensor goes to `device`, which must then be left at
+  /// cpu (ValueError otherwise). Tensors for the CPU are views or copies as above; a
+  /// .safetensors checkpoint's tensors for each other device go there in one staged copy for
+  /// all its shards, a .bin file's in one per file and device. Called once per selected tensor.
+  std::function<Device(std::string_view name)> device_map{};
 
   /// The fields LoadOptions shares, as the LoadOptions each file is loaded with.
   [[nodiscard]] LoadOptions load_options() const {

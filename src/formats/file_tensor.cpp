@@ -5,6 +5,8 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
+#include <optional>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -308,8 +310,9 @@ AnyTensor load_stored_tensor(const Buffer& bytes, const StoredTensor& stored, co
   const std::size_t length = std::size_t(count) * itemsize(stored.dtype);
   const bool writable = options.access != MapAccess::read_only;
   if (options.device != cpu) {
-    const auto describe_only = [&describe](std::size_t) { return describe(); };
-    return std::move(upload_stored_tensors(bytes, {&stored, 1}, options, describe(), describe_only).front());
+    DeviceUploads upload;
+    upload.add({}, bytes, stored, options, describe);
+    return std::move(upload.run(describe()).front().second);
   }
   check_stored_bools(source, stored, describe);
 
@@ -330,27 +333,60 @@ AnyTensor load_stored_tensor(const Buffer& bytes, const StoredTensor& stored, co
   return make_view(stored.dtype, copy, stored.shape, copy_strides(stored), std::move(memory), cpu, writable);
 }
 
-std::vector<AnyTensor> upload_stored_tensors(const Buffer& bytes, std::span<const StoredTensor> stored,
-                                             const LoadOptions& options, std::string_view description,
-                                             const std::function<std::string(std::size_t)>& describe) {
-  if (stored.empty()) return {};  // nothing goes to the device, so nothing asks for it
-  std::vector<UploadPart> parts;
-  parts.reserve(stored.size());
-  for (std::size_t i = 0; i < stored.size(); ++i) {
-    const std::byte* source = view_address(bytes) + stored[i].offset;
-    check_stored_bools(source, stored[i], [&describe, i] { return describe(i); });
-    read_runs_ahead(source, stored[i], options);
-    parts.push_back(upload_part(source, stored[i]));
+void DeviceUploads::add(std::string name, const Buffer& bytes, const StoredTensor& stored, const LoadOptions& options,
+                        const DescribeTensor& describe) {
+  try {
+    check_copy_rules(options, "file");
+  } catch (const ValueError& error) {
+    throw ValueError(concat(describe(), ": ", error.what()));
   }
-  std::vector<std::shared_ptr<std::byte>> memory =
-      upload_staged(parts, options.device, concat(description, ": loading to ", options.device));
-  std::vector<AnyTensor> tensors;
-  tensors.reserve(stored.size());
-  for (std::size_t i = 0; i < stored.size(); ++i) {
-    std::byte* data = memory[i].get();
-    tensors.push_back(make_view(stored[i].dtype, data, stored[i].shape, copy_strides(stored[i]), std::move(memory[i]),
-                                options.device, options.access != MapAccess::read_only));
+  const std::byte* source = view_address(bytes) + stored.offset;
+  check_stored_bools(source, stored, describe);
+  read_runs_ahead(source, stored, options);
+  bytes_ += std::uint64_t(numel(stored.shape)) * itemsize(stored.dtype);
+  queued_.push_back({std::move(name), bytes, stored, options.device, options.access != MapAccess::read_only});
+}
+
+void DeviceUploads::append(DeviceUploads&& other) {
+  std::move(other.queued_.begin(), other.queued_.end(), std::back_inserter(queued_));
+  bytes_ += other.bytes_;
+  other.queued_.clear();
+  other.bytes_ = 0;
+}
+
+std::vector<std::pair<std::string, AnyTensor>> DeviceUploads::run(std::string_view description,
+                                                                  const std::function<void(std::uint64_t)>& staged) {
+  std::vector<Device> devices;  // in the order first queued
+  for (const Queued& tensor : queued_)
+    if (std::find(devices.begin(), devices.end(), tensor.device) == devices.end()) devices.push_back(tensor.device);
+  std::vector<std::optional<AnyTensor>> copies(queued_.size());
+  for (const Device device : devices) {
+    std::vector<std::size_t> members;
+    std::vector<UploadPart> parts;
+    for (std::size_t i = 0; i < queued_.size(); ++i) {
+      if (queued_[i].device != device) continue;
+      members.push_back(i);
+      parts.push_back(upload_part(view_address(queued_[i].bytes) + queued_[i].stored.offset, queued_[i].stored));
+      if (!staged) continue;
+      parts.back().fill = [fill = std::move(parts.back().fill), &staged](std::size_t offset, std::span<std::byte> out) {
+        fill(offset, out);
+        staged(out.size());
+      };
+    }
+    std::vector<std::shared_ptr<std::byte>> memory =
+        upload_staged(parts, device, concat(description, ": loading to ", device));
+    for (std::size_t k = 0; k < members.size(); ++k) {
+      const Queued& tensor = queued_[members[k]];
+      std::byte* data = memory[k].get();
+      copies[members[k]] = make_view(tensor.stored.dtype, data, tensor.stored.shape, copy_strides(tensor.stored),
+                                     std::move(memory[k]), device, tensor.writable);
+    }
   }
+  std::vector<std::pair<std::string, AnyTensor>> tensors;
+  tensors.reserve(queued_.size());
+  for (std::size_t i = 0; i < queued_.size(); ++i) tensors.emplace_back(std::move(queued_[i].name), std::move(*copies[i]));
+  queued_.clear();
+  bytes_ = 0;
   return tensors;
 }
 

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <boost/container/small_vector.hpp>
@@ -72,12 +74,44 @@ using DescribeTensor = std::function<std::string()>;
 AnyTensor load_stored_tensor(const Buffer& bytes, const StoredTensor& stored, const LoadOptions& options,
                              const DescribeTensor& describe, std::string_view noun);
 
-/// The tensors in memory of their own on options.device (not the CPU), all streamed from
-/// `bytes` through one staged copy. `describe(i)` starts the messages about stored[i]'s bytes,
-/// `description` those about the copy.
-std::vector<AnyTensor> upload_stored_tensors(const Buffer& bytes, std::span<const StoredTensor> stored,
-                                             const LoadOptions& options, std::string_view description,
-                                             const std::function<std::string(std::size_t)>& describe);
+/// A tensor's device as a function of its name (CheckpointOptions::device_map).
+using DeviceOf = std::function<Device(std::string_view name)>;
+
+/// Copies of stored tensors for devices other than the CPU, gathered from one file or many and
+/// then made together: per device, one staged copy carries them all, laid end to end, so that
+/// its buffers stay full across tensors and files and nothing drains between them. The queue
+/// keeps the bytes of each queued tensor alive until run() returns. Not thread-safe: a load
+/// that reads files on several threads gives each its own queue and appends them.
+class DeviceUploads {
+ public:
+  /// Queues `stored`, in `bytes`, as tensor `name` for options.device (not the CPU): a copy
+  /// writable unless options.access is read_only. Checks now what the copy does not depend on
+  /// (the options, bool bytes), starting the messages with `describe()`.
+  void add(std::string name, const Buffer& bytes, const StoredTensor& stored, const LoadOptions& options,
+           const DescribeTensor& describe);
+  /// Moves the tensors queued on `other` to the end of this queue.
+  void append(DeviceUploads&& other);
+  /// The bytes the queued copies will read.
+  [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
+
+  /// Makes the queued copies, device by device in the order each was first queued, and empties
+  /// the queue; the tensors come back in the order they were queued. `description` starts the
+  /// messages about the copies. `staged(bytes)`, when set, is called from the copies' host
+  /// threads as each piece of the tensors' bytes has been read, one call at a time per thread.
+  [[nodiscard]] std::vector<std::pair<std::string, AnyTensor>> run(
+      std::string_view description, const std::function<void(std::uint64_t)>& staged = {});
+
+ private:
+  struct Queued {
+    std::string name;
+    Buffer bytes;
+    StoredTensor stored;
+    Device device;
+    bool writable;
+  };
+  std::vector<Queued> queued_;
+  std::uint64_t bytes_ = 0;
+};
 
 /// ValueError when `file` starts like a zip archive: torch.save and np.savez write zip
 /// archives, which reach the loaders by mistake and would otherwise fail on a nonsensical

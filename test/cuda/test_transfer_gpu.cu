@@ -6,6 +6,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -179,6 +180,47 @@ BOOST_AUTO_TEST_CASE(a_sharded_checkpoint_loads_to_the_gpu_as_on_the_host) {
         BOOST_TEST(on_device.at(name).device() == zt::cuda(0));
         check_same(on_device.at(name), tensor);
       }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_checkpoint_streams_in_one_copy_with_progress_and_a_device_map_places_each_tensor) {
+  const SmallStaging staging;
+  const zt_test::TempDir dir;
+  std::uint64_t total_size = 0;
+  for (int shard = 0; shard < 3; ++shard) {
+    const auto path = dir / zt::detail::concat("model-", shard, ".safetensors");
+    zt::save_safetensors(path, {{zt::detail::concat("w", shard), iota_floats(100 + shard)},
+                                {zt::detail::concat("b", shard), iota_floats(3)}});
+    total_size += std::filesystem::file_size(path);
+  }
+  zt_test::write_text(dir / "model.safetensors.index.json",
+                      R"({"weight_map":{"w0":"model-0.safetensors","b0":"model-0.safetensors",)"
+                      R"("w1":"model-1.safetensors","b1":"model-1.safetensors",)"
+                      R"("w2":"model-2.safetensors","b2":"model-2.safetensors"}})");
+  const zt::Checkpoint on_host = zt::load_checkpoint(dir.path());
+  std::vector<std::uint64_t> done;
+  const zt::Checkpoint on_device = zt::load_checkpoint(
+      dir.path(), {.device = zt::cuda(0), .progress = [&](std::uint64_t bytes, std::uint64_t total) {
+                     BOOST_TEST(total == total_size);
+                     done.push_back(bytes);
+                   }});
+  BOOST_TEST(done.size() > 6u);  // 256-byte chunks: progress as the copy reads, not once per shard
+  BOOST_TEST(std::is_sorted(done.begin(), done.end()));
+  BOOST_TEST(done.back() == total_size);
+  const zt::Device pinned{zt::DeviceKind::CUDAHost, 0};
+  const zt::Checkpoint placed = zt::load_checkpoint(dir.path(), {.device_map = [&](std::string_view name) {
+                                                      return name.starts_with('w') ? zt::cuda(0)
+                                                             : name == "b1"        ? pinned
+                                                                                   : zt::cpu;
+                                                    }});
+  for (const auto& [name, tensor] : on_host.tensors) {
+    BOOST_TEST_CONTEXT(name) {
+      BOOST_TEST(on_device.at(name).device() == zt::cuda(0));
+      check_same(on_device.at(name), tensor);
+      const zt::Device expected = name.starts_with('w') ? zt::cuda(0) : name == "b1" ? pinned : zt::cpu;
+      BOOST_TEST(placed.at(name).device() == expected);
+      check_same(placed.at(name), tensor);
     }
   }
 }

@@ -4,6 +4,7 @@
 // prefetch with progress, and .bin checkpoints (read with load_torch).
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -448,10 +449,14 @@ BOOST_AUTO_TEST_CASE(a_build_without_cuda_refuses_devices_naming_the_option) {
   TempDir dir;
   write_model(dir.path(), 2, 2);  // one tensor per shard
   BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path(), {.device = zt::cuda(0)}), zt::DeviceError,
-                        with_message<zt::DeviceError>(
-                            "load_safetensors: <" + (dir / shard_name(0, 2)).string() +
-                            ">: loading to cuda:0: this build of zerotensor has no CUDA "
-                            "(configure it with -DZT_CUDA=ON)"));
+                        with_message<zt::DeviceError>(prefix(dir) +
+                                                      ": loading to cuda:0: this build of zerotensor has no CUDA "
+                                                      "(configure it with -DZT_CUDA=ON)"));
+  const auto second_on_gpu = [](std::string_view name) { return name == tensor_name(1) ? zt::cuda(0) : zt::cpu; };
+  BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path(), {.device_map = second_on_gpu}), zt::DeviceError,
+                        with_message<zt::DeviceError>(prefix(dir) +
+                                                      ": loading to cuda:0: this build of zerotensor has no CUDA "
+                                                      "(configure it with -DZT_CUDA=ON)"));
 }
 #endif
 
@@ -467,6 +472,69 @@ BOOST_AUTO_TEST_CASE(a_directory_the_safetensors_package_wrote) {
   BOOST_TEST(model.at("layers.0.bool").as<const bool>().array()(1) == false);
   BOOST_TEST(model.at("layers.2.int64").as<const std::int64_t>().array()(3) == -3);
   BOOST_TEST(model.shard_of.at("layers.2.int64") == "model-00003-of-00003.safetensors");
+}
+
+BOOST_AUTO_TEST_CASE(a_device_map_asked_once_per_selected_tensor_that_places_all_on_the_cpu_loads_views) {
+  TempDir dir;
+  write_model(dir.path(), 60, 3);
+  std::map<std::string, int, std::less<>> asked;
+  const zt::Checkpoint model = zt::load_checkpoint(
+      dir.path(), {.filter = [](std::string_view name) { return name.ends_with('1') || name.ends_with('2'); },
+                   .device_map = [&](std::string_view name) {
+                     ++asked[std::string(name)];
+                     return zt::cpu;
+                   }});
+  BOOST_TEST(model.tensors.size() == 12u);
+  BOOST_TEST(asked.size() == 12u);
+  for (const auto& [name, count] : asked) {
+    BOOST_TEST(count == 1, name);
+    BOOST_TEST(model.tensors.contains(name), name);
+  }
+  for (const auto& [name, tensor] : model.tensors) {
+    BOOST_TEST(!tensor.is_writable(), name);  // a view of the read-only mapping, as without a map
+    BOOST_TEST((tensor.device() == zt::cpu), name);
+  }
+  BOOST_TEST(has_pattern(model.at(tensor_name(1)), 1));
+  BOOST_TEST(has_pattern(model.at(tensor_name(52)), 52));
+}
+
+BOOST_AUTO_TEST_CASE(a_device_map_with_a_device_or_with_copies_a_device_cannot_hold_is_refused) {
+  TempDir dir;
+  write_model(dir.path(), 6, 2);
+  const auto to_gpu = [](std::string_view name) { return name == tensor_name(4) ? zt::cuda(0) : zt::cpu; };
+  BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path(), {.device = zt::cuda(0), .device_map = to_gpu}),
+                        zt::ValueError,
+                        with_message<zt::ValueError>("load_checkpoint: device cuda:0 and device_map are both set; "
+                                                     "device_map alone places the tensors"));
+  // Refused before any device is asked for, so the same on machines with and without GPUs.
+  const std::string shard = (dir / shard_name(0, 2)).string();
+  BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(dir.path(), {.copy = false, .device_map = to_gpu}), zt::ValueError,
+                        with_message<zt::ValueError>("load_safetensors: <" + shard + ">: tensor '" + tensor_name(4) +
+                                                     "': copy = false cannot be combined with device cuda:0: a "
+                                                     "tensor there is a copy of the file's bytes"));
+  BOOST_CHECK_EXCEPTION(
+      (void)zt::load_checkpoint(dir.path(), {.access = zt::MapAccess::shared, .device_map = to_gpu}), zt::ValueError,
+      with_message<zt::ValueError>("load_safetensors: <" + shard + ">: tensor '" + tensor_name(4) +
+                                   "': shared access cannot be combined with device cuda:0: writes to a copy there "
+                                   "never reach the file"));
+}
+
+BOOST_AUTO_TEST_CASE(a_device_map_over_bin_shards_is_asked_once_per_tensor) {
+  TempDir dir;
+  std::filesystem::copy_file(data_file("torch/linear.pt"), dir / "pytorch_model-00001-of-00002.bin");
+  std::filesystem::copy_file(data_file("torch/conv2d.pt"), dir / "pytorch_model-00002-of-00002.bin");
+  write_text(dir / "pytorch_model.bin.index.json",
+             R"({"weight_map":{"weight":"pytorch_model-00001-of-00002.bin","bias":"pytorch_model-00002-of-00002.bin"}})");
+  std::vector<std::string> asked;
+  const zt::Checkpoint model = zt::load_checkpoint(dir.path(), {.device_map = [&](std::string_view name) {
+                                                     asked.emplace_back(name);
+                                                     return zt::cpu;
+                                                   }});
+  std::sort(asked.begin(), asked.end());
+  BOOST_TEST((asked == std::vector<std::string>{"bias", "weight"}));
+  const auto weight = model.at("weight").as<const float, 2>();
+  BOOST_TEST(weight(1, 2) == 1.25f);
+  BOOST_TEST(model.tensors.size() == 2u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

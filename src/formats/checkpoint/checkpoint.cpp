@@ -66,10 +66,42 @@ Located locate(const fs::path& path) {
              ">: not a checkpoint: expected a directory, a *.index.json, a *.safetensors or a *.bin file"));
 }
 
-/// The tensors of one checkpoint file that `keep` accepts, with its metadata or values.
-LoadedTensors load_file(const fs::path& path, const LoadOptions& options, const Keep& keep) {
-  if (!has_suffix(path, ".bin")) return detail::load_safetensors_selected(path, options, keep);
-  return detail::load_torch_selected(path, options, keep);
+/// A .bin file's tensors that `keep` accepts, each on the device `device_of` names: one load for
+/// the CPU, then one per other device named, each copying its tensors in one staged copy.
+/// `keep` and `device_of` are called once per tensor.
+LoadedTensors load_torch_placed(const fs::path& path, const LoadOptions& options, const Keep& keep,
+                                const detail::DeviceOf& device_of) {
+  std::map<std::string, Device, std::less<>> elsewhere;  // the kept tensors not for the CPU
+  const auto on_cpu = [&](std::string_view name) {
+    if (keep && !keep(name)) return false;
+    const Device device = device_of(name);
+    if (device != cpu) elsewhere.emplace(name, device);
+    return device == cpu;
+  };
+  LoadedTensors file = detail::load_torch_selected(path, options, on_cpu);
+  std::vector<Device> devices;
+  for (const auto& entry : elsewhere)
+    if (std::find(devices.begin(), devices.end(), entry.second) == devices.end()) devices.push_back(entry.second);
+  for (const Device device : devices) {
+    LoadOptions placed = options;
+    placed.device = device;
+    const auto on_device = [&elsewhere, device](std::string_view name) {
+      const auto found = elsewhere.find(name);
+      return found != elsewhere.end() && found->second == device;
+    };
+    file.tensors.merge(detail::load_torch_selected(path, placed, on_device).tensors);
+  }
+  return file;
+}
+
+/// The tensors of one checkpoint file that `keep` accepts, with its metadata or values. Those
+/// whose device (`device_of(name)`, unset: options.device) is not the CPU are, from a
+/// .safetensors file, queued on `uploads`; from a .bin file, copied there now.
+LoadedTensors load_file(const fs::path& path, const LoadOptions& options, const Keep& keep,
+                        const detail::DeviceOf& device_of, detail::DeviceUploads& uploads) {
+  if (!has_suffix(path, ".bin")) return detail::load_safetensors_selected(path, options, keep, uploads, device_of);
+  if (!device_of) return detail::load_torch_selected(path, options, keep);
+  return load_torch_placed(path, options, keep, device_of);
 }
 
 /// The shard file at `path`, followed through symbolic links; IOError starting with `context`
@@ -96,13 +128,25 @@ void require_names(const CheckpointOptions& options, const Checkpoint& checkpoin
       throw ValueError(concat(description, ": no tensor named '", name, "' among the selected tensors"));
 }
 
+/// Adds the tensors queued on `uploads` to `checkpoint`, copied to their devices in one staged
+/// copy whose progress `reader` reports.
+void add_uploads(Checkpoint& checkpoint, detail::DeviceUploads& uploads, detail::ShardReader& reader,
+                 std::string_view description) {
+  for (auto& [name, tensor] : uploads.run(description, reader.staged_progress()))
+    checkpoint.tensors.emplace(std::move(name), std::move(tensor));
+}
+
 Checkpoint load_single(const fs::path& path, const CheckpointOptions& options, const LoadOptions& load) {
   Checkpoint checkpoint;
   const std::string shard = path.filename().native();
   const std::string description = concat("load_checkpoint: <", path.native(), ">");
-  detail::ShardReader(options, {shard_file(path, description)}).run([&](std::size_t) {
-    checkpoint = load_file(path, load, selection(options));
+  detail::DeviceUploads uploads;
+  detail::ShardReader reader(options, {shard_file(path, description)});
+  reader.run([&](std::size_t) {
+    checkpoint = load_file(path, load, selection(options), options.device_map, uploads);
+    return uploads.bytes();
   });
+  add_uploads(checkpoint, uploads, reader, description);
   for (const auto& entry : checkpoint.tensors) checkpoint.shard_of.emplace(entry.first, shard);
   require_names(options, checkpoint, description);
   return checkpoint;
@@ -117,52 +161,53 @@ Checkpoint load_sharded(const fs::path& index_path, const CheckpointOptions& opt
   if (const Keep selected = selection(options))
     std::erase_if(checkpoint.shard_of, [&](const auto& entry) { return !selected(entry.first); });
   require_names(options, checkpoint, description);
-  struct Shard {
-    std::vector<std::string_view> names;  // the selected tensors the index lists in it, sorted
-    std::size_t file = 0;                 // its index in `files`
-  };
-  std::map<std::string_view, Shard> shards;  // by file name
-  std::vector<const Shard*> shard_of_tensor;  // in the order of checkpoint.shard_of
-  shard_of_tensor.reserve(checkpoint.shard_of.size());
-  for (const auto& [name, shard_name] : checkpoint.shard_of) {
-    Shard& shard = shards[shard_name];
-    shard.names.push_back(name);
-    shard_of_tensor.push_back(&shard);
-  }
+  std::map<std::string_view, std::vector<std::string_view>> shards;  // file name: the selected tensors in it, sorted
+  for (const auto& [name, shard_name] : checkpoint.shard_of) shards[shard_name].push_back(name);
 
   const fs::path directory = index_path.parent_path();
   std::vector<detail::ShardFile> files;
-  std::vector<const Shard*> shard_of_file;  // as files
-  for (auto& [name, shard] : shards) {
-    shard.file = files.size();
+  std::vector<const std::vector<std::string_view>*> names_in_file;  // as files
+  for (const auto& [name, names] : shards) {
     files.push_back(shard_file(directory / name, concat(description, ": shard '", name, "' (listed for ",
-                                                         shard.names.size(), " tensors)")));
-    shard_of_file.push_back(&shard);
+                                                         names.size(), " tensors)")));
+    names_in_file.push_back(&names);
   }
+  // Every shard's copies to devices are queued, then made together: one staged copy per device
+  // for the whole checkpoint.
+  std::vector<detail::DeviceUploads> uploads(files.size());
   std::vector<std::map<std::string, AnyTensor, std::less<>>> loaded(files.size());
-  detail::ShardReader(options, files).run([&](std::size_t i) {
-    const auto& names = shard_of_file[i]->names;
-    loaded[i] = load_file(files[i].path, load, [&names](std::string_view name) {
-                  return std::binary_search(names.begin(), names.end(), name);
-                }).tensors;
-    if (loaded[i].size() == names.size()) return;  // names are unique and every loaded tensor is one of them
-    for (const std::string_view name : names)
-      if (!loaded[i].contains(name))
-        throw ValueError(concat(description, ": the index lists tensor '", name, "' in shard '",
-                                files[i].path.filename().native(), "', which has no tensor of that name"));
+  detail::ShardReader reader(options, files);
+  reader.run([&](std::size_t i) {
+    const auto& names = *names_in_file[i];
+    std::vector<std::string_view> present;  // the header's tensors among `names`, each named once there
+    const auto listed = [&names, &present](std::string_view name) {
+      const auto found = std::lower_bound(names.begin(), names.end(), name);
+      const bool kept = found != names.end() && *found == name;
+      if (kept) present.push_back(*found);  // the index's name outlives the header's
+      return kept;
+    };
+    loaded[i] = load_file(files[i].path, load, listed, options.device_map, uploads[i]).tensors;
+    if (present.size() != names.size()) {
+      std::sort(present.begin(), present.end());
+      for (const std::string_view name : names)
+        if (!std::binary_search(present.begin(), present.end(), name))
+          throw ValueError(concat(description, ": the index lists tensor '", name, "' in shard '",
+                                  files[i].path.filename().native(), "', which has no tensor of that name"));
+    }
+    return uploads[i].bytes();
   });
-  // Each shard's tensors are exactly its names; taken in the order of shard_of (by name),
-  // each is the first left in its shard and goes at the end of the result.
-  for (const Shard* shard : shard_of_tensor) {
-    auto& tensors = loaded[shard->file];
-    checkpoint.tensors.insert(checkpoint.tensors.end(), tensors.extract(tensors.begin()));
-  }
+  for (auto& tensors : loaded) checkpoint.tensors.merge(tensors);
+  for (std::size_t i = 1; i < uploads.size(); ++i) uploads[0].append(std::move(uploads[i]));
+  if (!uploads.empty()) add_uploads(checkpoint, uploads[0], reader, description);
   return checkpoint;
 }
 
 }  // namespace
 
 Checkpoint load_checkpoint(PathRef path, CheckpointOptions options) {
+  if (options.device_map && options.device != cpu)
+    throw ValueError(concat("load_checkpoint: device ", options.device,
+                            " and device_map are both set; device_map alone places the tensors"));
   const Located located = locate(path.c_str());
   const LoadOptions load = options.load_options();
   return located.index ? load_sharded(located.file, options, load) : load_single(located.file, options, load);

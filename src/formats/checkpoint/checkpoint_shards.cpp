@@ -55,14 +55,19 @@ void ShardReader::prefetch(const ShardFile& file, std::vector<std::byte>& buffer
   }
 }
 
-void ShardReader::read_one(std::size_t shard, std::vector<std::byte>& buffer,
-                           const std::function<void(std::size_t)>& job) {
-  if (options_.prefetch) prefetch(files_[shard], buffer);  // closes the file before the job opens it
-  job(shard);
-  if (!options_.prefetch) advance(files_[shard].size);
+std::function<void(std::uint64_t)> ShardReader::staged_progress() {
+  if (!options_.progress || options_.prefetch) return {};
+  return [this](std::uint64_t bytes) { advance(bytes); };
 }
 
-void ShardReader::run(const std::function<void(std::size_t)>& job) {
+void ShardReader::read_one(std::size_t shard, std::vector<std::byte>& buffer,
+                           const std::function<std::uint64_t(std::size_t)>& job) {
+  if (options_.prefetch) prefetch(files_[shard], buffer);  // closes the file before the job opens it
+  const std::uint64_t later = job(shard);
+  if (!options_.prefetch) advance(files_[shard].size - later);
+}
+
+void ShardReader::run(const std::function<std::uint64_t(std::size_t)>& job) {
   std::vector<std::exception_ptr> errors(files_.size());
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};

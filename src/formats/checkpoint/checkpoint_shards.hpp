@@ -25,11 +25,18 @@ class ShardReader {
  public:
   ShardReader(const CheckpointOptions& options, std::vector<ShardFile> files);
 
-  void run(const std::function<void(std::size_t shard)>& job);
+  /// `job(shard)` returns how many of the shard's bytes a later copy reads: those are reported
+  /// through staged_progress() as that copy reads them, the rest when the job returns.
+  void run(const std::function<std::uint64_t(std::size_t shard)>& job);
+
+  /// What reports bytes a later copy read, from its threads; unset when nothing is to be
+  /// reported (no progress asked, or prefetch has reported every byte already).
+  [[nodiscard]] std::function<void(std::uint64_t bytes)> staged_progress();
 
  private:
   void prefetch(const ShardFile& file, std::vector<std::byte>& buffer);
-  void read_one(std::size_t shard, std::vector<std::byte>& buffer, const std::function<void(std::size_t)>& job);
+  void read_one(std::size_t shard, std::vector<std::byte>& buffer,
+                const std::function<std::uint64_t(std::size_t)>& job);
   void advance(std::uint64_t bytes);
 
   const CheckpointOptions& options_;

@@ -261,9 +261,10 @@ std::vector<index_t> stored_shape(const AnyTensor& tensor) {
 }
 
 /// The tensors `keep` accepts (unset: all) of the .safetensors file in `bytes`, viewed or copied as
-/// `options` say, and its metadata; `context` opens the messages.
+/// `options` say, and its metadata; those for a device other than the CPU (`device_of(name)`,
+/// unset: options.device) are queued on `uploads` instead. `context` opens the messages.
 SafetensorsFile read_safetensors(const Buffer& bytes, const LoadOptions& options, const detail::LoadContext& context,
-                                 const Keep& keep) {
+                                 const Keep& keep, detail::DeviceUploads& uploads, const detail::DeviceOf& device_of) {
   const std::string_view description = context.source();
   const std::uint64_t header_length = read_header_length(bytes.bytes(), description);
   const std::size_t data_start = length_field + header_length;
@@ -277,50 +278,54 @@ SafetensorsFile read_safetensors(const Buffer& bytes, const LoadOptions& options
 
   if (keep) std::erase_if(entries, [&](const Entry& entry) { return !keep(entry.name); });
   const std::optional<detail::RankSlice> slice = detail::settle_slice(options.slice, description);
-  const auto stored = [&](Entry& entry) {
+  for (Entry& entry : entries) {
+    const auto describe = [&reader, &entry] { return reader.tensor_context(entry.name); };
     DynamicExtents strides = detail::contiguous_strides(entry.shape);
-    detail::StoredTensor tensor{data_start + entry.begin, entry.dtype, std::move(entry.shape), std::move(strides),
+    detail::StoredTensor stored{data_start + entry.begin, entry.dtype, std::move(entry.shape), std::move(strides),
                                 std::endian::native != std::endian::little};
-    detail::narrow_stored_for_rank(slice, entry.name, tensor, [&] { return reader.tensor_context(entry.name); });
-    return tensor;
-  };
-  // Writers lay tensors out by dtype, then by name: the end is most often the right place.
-  const auto add = [&](std::string& name, AnyTensor tensor) {
-    file.tensors.emplace_hint(file.tensors.end(), std::move(name), std::move(tensor));
-  };
-  if (options.device == cpu) {
-    for (Entry& entry : entries) {
-      const auto describe = [&reader, &entry] { return reader.tensor_context(entry.name); };
-      add(entry.name, detail::load_stored_tensor(bytes, stored(entry), options, describe, context.noun()));
+    detail::narrow_stored_for_rank(slice, entry.name, stored, describe);
+    LoadOptions placed = options;
+    if (device_of) placed.device = device_of(entry.name);
+    if (placed.device != cpu) {
+      uploads.add(entry.name, bytes, stored, placed, describe);  // describe() reads entry.name
+      continue;
     }
-    return file;
+    // Writers lay tensors out by dtype, then by name: the end is most often the right place.
+    AnyTensor tensor = detail::load_stored_tensor(bytes, stored, placed, describe, context.noun());
+    file.tensors.emplace_hint(file.tensors.end(), std::move(entry.name), std::move(tensor));
   }
-  // Elsewhere all in one staged copy, so that many small tensors keep its buffers full.
-  std::vector<detail::StoredTensor> all;
-  all.reserve(entries.size());
-  for (Entry& entry : entries) all.push_back(stored(entry));
-  std::vector<AnyTensor> tensors = detail::upload_stored_tensors(
-      bytes, all, options, description, [&](std::size_t i) { return reader.tensor_context(entries[i].name); });
-  for (std::size_t i = 0; i < entries.size(); ++i) add(entries[i].name, std::move(tensors[i]));
+  return file;
+}
+
+/// `file` with the tensors queued on `uploads` copied to their devices, all in one staged copy.
+SafetensorsFile with_uploads(SafetensorsFile file, detail::DeviceUploads& uploads, const detail::LoadContext& context) {
+  for (auto& [name, tensor] : uploads.run(context.source())) file.tensors.emplace(std::move(name), std::move(tensor));
   return file;
 }
 
 }  // namespace
 
 SafetensorsFile load_safetensors(PathRef path, LoadOptions options) {
-  return detail::load_safetensors_selected(path, options, {});
+  const detail::LoadContext context("load_safetensors", path, ": the header");
+  detail::DeviceUploads uploads;
+  SafetensorsFile file = detail::load_safetensors_selected(path, options, {}, uploads);
+  return with_uploads(std::move(file), uploads, context);
 }
 
-SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOptions& options, const Keep& keep) {
+SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOptions& options, const Keep& keep,
+                                                  DeviceUploads& uploads, const DeviceOf& device_of) {
   const LoadContext context("load_safetensors", path, ": the header");
   // Loading only some tensors maps the file, so that those left out are never read.
   const FileBytes file = file_bytes(path, options, !keep);
-  return read_safetensors(file.bytes, file.options, context, keep);
+  return read_safetensors(file.bytes, file.options, context, keep, uploads, device_of);
 }
 
 SafetensorsFile detail::load_safetensors_bytes(const Buffer& bytes, LoadOptions options) {
   const LoadContext context("load_safetensors", ": the header");
-  return read_safetensors(bytes, buffer_load_options(bytes, options, context.source()), context, {});
+  detail::DeviceUploads uploads;
+  SafetensorsFile file =
+      read_safetensors(bytes, buffer_load_options(bytes, options, context.source()), context, {}, uploads, {});
+  return with_uploads(std::move(file), uploads, context);
 }
 
 void save_safetensors(PathRef path, const std::map<std::string, AnyTensor, std::less<>>& tensors,
