@@ -41,8 +41,10 @@ template <detail::BufferArgument Bytes>
 
 /// Writes `tensor` to `path` in format 1.0 (2.0 when the header needs more than 65535
 /// bytes), native byte order; a Fortran-ordered tensor is written with fortran_order True,
-/// any other non-contiguous tensor as a C-order copy. TypeError for bfloat16 (NumPy has
-/// none); DeviceError for memory the host cannot touch; IOError when writing fails.
+/// any other non-contiguous tensor as a C-order copy. GPU memory streams into the file through
+/// the pinned staging buffers (staging.hpp), with no whole copy on the host; a non-contiguous
+/// one is first copied on its GPU. TypeError for bfloat16 (NumPy has none); DeviceError for
+/// GPU memory in a build without CUDA or from a CUDA call; IOError when writing fails.
 /// Atomic: the file is written beside `path` and renamed over it, so views and mappings of
 /// the old file (this tensor's own included) keep the old contents, and a failed save
 /// leaves the old file as it was. The new file keeps the replaced file's permissions.

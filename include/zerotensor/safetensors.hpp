@@ -55,8 +55,9 @@ template <detail::BufferArgument Bytes>
 /// Writes `tensors` (and `metadata` as "__metadata__") to `path`: an 8-byte little-endian
 /// header length, the JSON header padded with spaces to a multiple of 8 bytes, then the
 /// tensors in C order without gaps, largest alignment first, so each starts aligned for
-/// its type. ValueError for the name "__metadata__"; TypeError for complex32 and complex128;
-/// DeviceError for memory the host cannot touch; IOError when writing fails. Atomic, as
+/// its type. GPU memory streams into the file as save_npy's does. ValueError for the name
+/// "__metadata__"; TypeError for complex32 and complex128; DeviceError as save_npy; IOError
+/// when writing fails. Atomic, as
 /// save_npy: views of the file being replaced stay valid, and a failed save changes nothing.
 ZT_API void save_safetensors(PathRef path, const std::map<std::string, AnyTensor, std::less<>>& tensors,
                              const std::map<std::string, std::string, std::less<>>& metadata = {});

@@ -1,5 +1,5 @@
-// Internal: uploads through the pinned staging buffers (zerotensor/staging.hpp) that every
-// build can call. The CUDA build streams (src/cuda/pinned_transfer.cu); a build without CUDA
+// Internal: uploads and downloads through the pinned staging buffers (zerotensor/staging.hpp)
+// that every build can call. The CUDA build streams (src/cuda/pinned_transfer.cu); a build without CUDA
 // refuses, naming the option it lacks (src/cuda/no_cuda.cpp).
 #pragma once
 
@@ -34,5 +34,16 @@ struct UploadPart {
 /// memory of every part is freed.
 [[nodiscard]] std::vector<std::shared_ptr<std::byte>> upload_staged(std::span<const UploadPart> parts, Device target,
                                                                     const std::string& operation);
+
+/// Receives bytes [offset, offset + staging.size()) of what is being downloaded. Called from
+/// several host threads at once, for different chunks.
+using DrainStaging = std::function<void(std::size_t offset, std::span<const std::byte> staging)>;
+
+/// Reads `size_bytes` bytes at `source`, memory of the GPU `device`, through the pinned staging
+/// buffers, handing each chunk to `drain` as it arrives: the host never holds more of them than
+/// the buffers do. Complete when it returns. DeviceError as upload_staged; what `drain` throws is
+/// rethrown once no copy is in flight.
+void download_staged_chunks(const std::byte* source, Device device, std::size_t size_bytes, const DrainStaging& drain,
+                            const std::string& operation);
 
 }  // namespace zt::detail

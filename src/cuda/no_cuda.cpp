@@ -42,6 +42,11 @@ std::vector<std::shared_ptr<std::byte>> upload_staged(std::span<const UploadPart
   throw_no_cuda(operation);
 }
 
+void download_staged_chunks(const std::byte* /*source*/, Device /*device*/, std::size_t /*size_bytes*/,
+                            const DrainStaging& /*drain*/, const std::string& operation) {
+  throw_no_cuda(operation);
+}
+
 }  // namespace detail
 
 }  // namespace zt

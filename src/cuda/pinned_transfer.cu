@@ -140,12 +140,12 @@ class UploadSteps : public StreamSteps {
 
 class DownloadSteps : public StreamSteps {
  public:
-  DownloadSteps(const StagingSet& staging, std::byte* destination, const std::byte* source, int device_index,
+  DownloadSteps(const StagingSet& staging, const DrainStaging& drain, const std::byte* source, int device_index,
                 cudaStream_t stream, const std::string& operation)
-      : StreamSteps(staging, device_index, stream, operation), destination_(destination), source_(source) {}
+      : StreamSteps(staging, device_index, stream, operation), drain_(drain), source_(source) {}
 
   void host_step(const StagedChunk& chunk) const {
-    std::memcpy(destination_ + chunk.offset, staging_.buffer(chunk.buffer), chunk.length);
+    drain_(chunk.offset, {staging_.buffer(chunk.buffer), chunk.length});
   }
   void device_step(const StagedChunk& chunk) const {
     copy(staging_.buffer(chunk.buffer), source_ + chunk.offset, chunk.length, chunk, cudaMemcpyDeviceToHost);
@@ -153,7 +153,7 @@ class DownloadSteps : public StreamSteps {
   }
 
  private:
-  std::byte* destination_;
+  const DrainStaging& drain_;
   const std::byte* source_;
 };
 
@@ -182,7 +182,17 @@ void upload_staged_into(std::span<std::byte* const> destinations, std::span<cons
 
 void download_staged(std::byte* destination, const std::byte* source, int device_index, std::size_t size_bytes,
                      cudaStream_t stream, const std::string& operation) {
-  run_staged<DownloadSteps>(StagingDirection::from_device, device_index, size_bytes, stream, operation, destination,
+  const DrainStaging copy_out = [destination](std::size_t offset, std::span<const std::byte> staging) {
+    std::memcpy(destination + offset, staging.data(), staging.size());
+  };
+  run_staged<DownloadSteps>(StagingDirection::from_device, device_index, size_bytes, stream, operation, copy_out,
+                            source);
+}
+
+void download_staged_chunks(const std::byte* source, Device device, std::size_t size_bytes, const DrainStaging& drain,
+                            const std::string& operation) {
+  require_cuda_device(operation, device);
+  run_staged<DownloadSteps>(StagingDirection::from_device, device.index, size_bytes, nullptr, operation, drain,
                             source);
 }
 

@@ -333,6 +333,15 @@ AnyTensor load_stored_tensor(const Buffer& bytes, const StoredTensor& stored, co
   return make_view(stored.dtype, copy, stored.shape, copy_strides(stored), std::move(memory), cpu, writable);
 }
 
+FilePart tensor_file_part(const AnyTensor& tensor, std::string_view operation) {
+  const auto* bytes = static_cast<const std::byte*>(tensor.data_ptr());
+  if (tensor.device().is_host_accessible()) return std::span(bytes, tensor.nbytes());
+  return {tensor.nbytes(), [bytes, size = tensor.nbytes(), device = tensor.device(),
+                            message = concat(operation, ": saving from ", tensor.device())](const WriteAt& write) {
+            download_staged_chunks(bytes, device, size, write, message);
+          }};
+}
+
 void DeviceUploads::add(std::string name, const Buffer& bytes, const StoredTensor& stored, const LoadOptions& options,
                         const DescribeTensor& describe) {
   try {

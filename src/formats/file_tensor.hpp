@@ -19,6 +19,7 @@
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/load_options.hpp"
 #include "zerotensor/path_ref.hpp"
+#include "memory/file_io.hpp"
 
 namespace zt::detail {
 
@@ -112,6 +113,11 @@ class DeviceUploads {
   std::vector<Queued> queued_;
   std::uint64_t bytes_ = 0;
 };
+
+/// The bytes of `tensor`, whose elements are dense in memory, as a part of a file being saved:
+/// host memory as it is; a GPU's streamed through the pinned staging buffers, so that the host
+/// never holds more of it than the buffers do. `operation` ("save_npy") starts the messages.
+FilePart tensor_file_part(const AnyTensor& tensor, std::string_view operation);
 
 /// ValueError when `file` starts like a zip archive: torch.save and np.savez write zip
 /// archives, which reach the loaders by mistake and would otherwise fail on a nonsensical

@@ -98,12 +98,14 @@ class TemporaryFile {
     if (named_ && !committed_) ::unlink(path_.c_str());
   }
 
-  void write(std::span<const std::byte> bytes) {
+  /// Writes `bytes` at byte `offset` of the file; from several threads at once for different bytes.
+  void write_at(std::uint64_t offset, std::span<const std::byte> bytes) const {
     while (!bytes.empty()) {
-      const ssize_t written = ::write(fd_, bytes.data(), bytes.size());
+      const ssize_t written = ::pwrite(fd_, bytes.data(), bytes.size(), off_t(offset));
       if (written < 0 && errno == EINTR) continue;
       if (written < 0) fail("unable to write to file", errno);
       bytes = bytes.subspan(std::size_t(written));
+      offset += std::uint64_t(written);
     }
   }
 
@@ -202,9 +204,19 @@ class TemporaryFile {
 
 }  // namespace
 
-void write_file(PathRef path, const std::vector<std::span<const std::byte>>& parts) {
+void write_file(PathRef path, const std::vector<FilePart>& parts) {
   TemporaryFile file(replaced_file(path.c_str()));
-  for (std::span<const std::byte> part : parts) file.write(part);
+  std::uint64_t start = 0;  // of the part
+  for (const FilePart& part : parts) {
+    if (!part.stream) {
+      file.write_at(start, part.bytes);
+    } else {
+      part.stream([&file, start](std::size_t offset, std::span<const std::byte> bytes) {
+        file.write_at(start + offset, bytes);
+      });
+    }
+    start += part.size;
+  }
   file.commit();
 }
 

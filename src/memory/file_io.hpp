@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "zerotensor/path_ref.hpp"
@@ -48,6 +50,22 @@ class InputFile {
   int open_error_ = 0;
 };
 
+/// Writes bytes [offset, offset + bytes.size()) of a streamed part (FilePart); thread-safe.
+using WriteAt = std::function<void(std::size_t offset, std::span<const std::byte> bytes)>;
+
+/// One part of a file being written: bytes in host memory or, with `stream` set, `size` bytes
+/// that `stream(write)` hands to `write` piece by piece (from any threads, in any order), so
+/// that memory the host cannot read (a GPU's) is written without a copy of it all on the host.
+struct FilePart {
+  FilePart(std::span<const std::byte> host_bytes) : bytes(host_bytes), size(host_bytes.size()) {}  // NOLINT: a span is a part
+  FilePart(std::size_t streamed_size, std::function<void(const WriteAt&)> producer)
+      : size(streamed_size), stream(std::move(producer)) {}
+
+  std::span<const std::byte> bytes;
+  std::size_t size;
+  std::function<void(const WriteAt& write)> stream;
+};
+
 /// Writes `parts` one after another to a temporary file beside `path` and renames it over
 /// `path` (the target of a symbolic link): atomic and durable. Readers and mappings of the
 /// old file keep its contents; the new file keeps the old one's permissions, and its owner
@@ -55,6 +73,6 @@ class InputFile {
 /// the temporary file while it is written, and where the filesystem has O_TMPFILE (and /proc
 /// is mounted, to name it) it has no name until it is complete. IOError with the path, the temporary file and the OS
 /// reason when any step fails; then the old file is untouched and the temporary file removed.
-void write_file(PathRef path, const std::vector<std::span<const std::byte>>& parts);
+void write_file(PathRef path, const std::vector<FilePart>& parts);
 
 }  // namespace zt::detail

@@ -247,6 +247,25 @@ BOOST_AUTO_TEST_CASE(a_rank_slice_loads_to_the_gpu_as_its_copy_on_the_host) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(device_tensors_save_through_the_staging_buffers_over_an_old_file) {
+  const SmallStaging staging;  // 256-byte buffers: each tensor crosses many chunks
+  const zt_test::TempDir dir;
+  const zt::AnyTensor host = iota_floats(1000).view({40, 25});
+  const zt::AnyTensor gpu = host.to(zt::cuda(0));
+  zt::save_npy(dir / "a.npy", iota_floats(3));
+  zt::save_npy(dir / "a.npy", gpu);
+  check_same(zt::load_npy(dir / "a.npy"), host);
+  zt::save_npy(dir / "t.npy", gpu.t());  // Fortran order: saved as it lies on the device
+  check_same(zt::load_npy(dir / "t.npy"), host.t());
+  zt::save_npy(dir / "every_other.npy", gpu.narrow(1, 0, 24).view({40, 12, 2}).select(2, 0));  // cloned on the device
+  check_same(zt::load_npy(dir / "every_other.npy"), host.narrow(1, 0, 24).view({40, 12, 2}).select(2, 0));
+  zt::save_safetensors(dir / "m.safetensors", {{"w", gpu}, {"wt", gpu.t()}, {"b", iota_floats(7)}});
+  const zt::SafetensorsFile file = zt::load_safetensors(dir / "m.safetensors");
+  check_same(file.at("w"), host);
+  check_same(file.at("wt"), host.t());
+  check_same(file.at("b"), iota_floats(7));
+}
+
 BOOST_AUTO_TEST_CASE(from_file_streams_to_the_gpu) {
   const SmallStaging staging;
   const zt_test::TempDir dir;

@@ -102,6 +102,28 @@ BOOST_AUTO_TEST_CASE(a_build_without_cuda_refuses_devices_naming_the_option) {
   BOOST_CHECK_EXCEPTION((void)floats(4).to(zt::cuda(0), {.non_blocking = true}), zt::DeviceError,
                         names_option("AnyTensor::to: cannot copy from cpu to cuda:0"));
 }
+
+BOOST_AUTO_TEST_CASE(a_build_without_cuda_refuses_to_save_device_memory_and_leaves_the_old_file) {
+  const Files files;
+  const std::vector<std::uint8_t> npy_before = zt_test::read_bytes(files.npy);
+  const std::vector<std::uint8_t> safetensors_before = zt_test::read_bytes(files.safetensors);
+  // Memory that says it is a GPU's (as a DLPack capsule from elsewhere would), never read here.
+  auto values = std::make_shared<std::vector<float>>(4, 1.0f);
+  const zt::AnyTensor on_gpu = zt::Tensor<float, 1>(values->data(), {4}, {1}, values, zt::cuda(0));
+  const auto names_option = [](const std::string& start) {
+    return with_message<zt::DeviceError>(start +
+                                         ": saving from cuda:0: this build of zerotensor has no CUDA (configure it "
+                                         "with -DZT_CUDA=ON)");
+  };
+  BOOST_CHECK_EXCEPTION(zt::save_npy(files.npy, on_gpu), zt::DeviceError, names_option("save_npy"));
+  BOOST_CHECK_EXCEPTION(zt::save_safetensors(files.safetensors, {{"w", on_gpu}, {"b", floats(3)}}), zt::DeviceError,
+                        names_option("save_safetensors"));
+  BOOST_TEST((zt_test::read_bytes(files.npy) == npy_before));
+  BOOST_TEST((zt_test::read_bytes(files.safetensors) == safetensors_before));
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(files.dir.path())) ++entries;
+  BOOST_TEST(entries == 4u);  // the two files and their short copies: no temporary file left
+}
 #endif
 
 BOOST_AUTO_TEST_CASE(pinned_memory_is_already_pinned) {

@@ -289,7 +289,6 @@ AnyTensor detail::load_npy_bytes(const Buffer& bytes, LoadOptions options) {
 }
 
 void save_npy(PathRef path, const AnyTensor& tensor) {
-  if (!tensor.device().is_host_accessible()) detail::throw_not_host_accessible("save_npy", tensor.device());
   const std::string descr = descr_of(tensor.dtype());
   const bool fortran = !tensor.is_contiguous() && is_fortran_contiguous(tensor);
   const AnyTensor data = tensor.is_contiguous() || fortran ? tensor : tensor.clone();
@@ -297,7 +296,7 @@ void save_npy(PathRef path, const AnyTensor& tensor) {
       detail::concat("{'descr': '", descr, "', 'fortran_order': ", fortran ? "True" : "False",
                      ", 'shape': ", detail::shape_string(data.shape()), ", }");
   const std::string prefix = npy_prefix(dict);
-  detail::write_file(path, {as_bytes(prefix), {static_cast<const std::byte*>(data.data_ptr()), data.nbytes()}});
+  detail::write_file(path, {as_bytes(prefix), detail::tensor_file_part(data, "save_npy")});
 }
 
 }  // namespace zt

@@ -336,7 +336,6 @@ void save_safetensors(PathRef path, const std::map<std::string, AnyTensor, std::
   // starts aligned, without the gaps the format does not allow.
   std::vector<std::pair<std::string_view, AnyTensor>> ordered;
   for (const auto& [name, tensor] : tensors) {
-    if (!tensor.device().is_host_accessible()) detail::throw_not_host_accessible("save_safetensors", tensor.device());
     dtype_name(tensor.dtype());  // refuses complex128 before anything is written
     stored_shape(tensor);
     ordered.emplace_back(name, tensor.is_contiguous() ? tensor : tensor.clone());
@@ -347,14 +346,14 @@ void save_safetensors(PathRef path, const std::map<std::string, AnyTensor, std::
 
   Json header = Json::object();
   if (!metadata.empty()) header[std::string(metadata_key)] = metadata;
-  std::vector<std::span<const std::byte>> parts(2);
+  std::vector<detail::FilePart> parts(2, std::span<const std::byte>());
   std::uint64_t offset = 0;
   for (const auto& [name, tensor] : ordered) {
     const std::uint64_t end = offset + tensor.nbytes();
     header[std::string(name)] = {{"dtype", dtype_name(tensor.dtype())},
                                  {"shape", stored_shape(tensor)},
                                  {"data_offsets", {offset, end}}};
-    parts.emplace_back(static_cast<const std::byte*>(tensor.data_ptr()), tensor.nbytes());
+    parts.push_back(detail::tensor_file_part(tensor, "save_safetensors"));
     offset = end;
   }
   std::string text;
@@ -366,8 +365,8 @@ void save_safetensors(PathRef path, const std::map<std::string, AnyTensor, std::
   text.append((header_alignment - text.size() % header_alignment) % header_alignment, ' ');
   std::array<std::byte, length_field> length{};
   boost::endian::store_little_u64(reinterpret_cast<unsigned char*>(length.data()), text.size());
-  parts[0] = length;
-  parts[1] = {reinterpret_cast<const std::byte*>(text.data()), text.size()};
+  parts[0] = std::span<const std::byte>(length);
+  parts[1] = std::span(reinterpret_cast<const std::byte*>(text.data()), text.size());
   detail::write_file(path, parts);
 }
 
