@@ -63,8 +63,8 @@ struct CheckpointOptions {
   /// time, which bounds the open file descriptors. 0: the hardware's threads, at most 16;
   /// one when `device` is not the CPU (the copy to it has threads of its own).
   unsigned threads = 0;
-  /// LoadOptions' fields: only this rank's part of the tensors the rules name; with copy = true
-  /// on the CPU, each shard read whole with O_DIRECT.
+  /// LoadOptions' fields: only this rank's part of the tensors the rules name; reads past the
+  /// page cache (with copy = true on the CPU each shard read whole, to a device in chunks).
   SliceOptions slice{};
   bool direct = false;
   /// Each tensor's device as a function of its name (transformers' device_map, pipeline

@@ -59,11 +59,13 @@ struct LoadOptions {
   /// Only this rank's part of the tensors the rules name (slice_options.hpp); by default
   /// every tensor whole.
   SliceOptions slice{};
-  /// With copy = true on the CPU, .npy and .safetensors files of 2 MiB or more are read whole
-  /// with O_DIRECT, past the page cache, which the read neither fills nor uses: faster from
-  /// cold storage (a disk serves large direct reads at its full rate), slower where the file
-  /// is already cached. A file system without O_DIRECT (tmpfs) is read as without it; other
-  /// loads (a device, views, torch.save files, a slice) ignore it.
+  /// Reads past the page cache, which the reads neither fill nor use, with O_DIRECT: faster
+  /// from cold storage (a disk serves large direct reads at its full rate), slower where the
+  /// file is already cached. With copy = true on the CPU, .npy and .safetensors files of 2 MiB
+  /// or more are read whole; to a device, their tensors are read in the staged copy's chunks
+  /// (except those sliced, byte-swapped or negated, which come from the mapping). A file system
+  /// without O_DIRECT is read as without it; other loads (views, torch.save files, a slice
+  /// copied on the CPU) ignore it.
   bool direct = false;
 };
 

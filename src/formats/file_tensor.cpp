@@ -174,9 +174,17 @@ void read_runs_ahead(const std::byte* source, const StoredTensor& stored, const 
   }
 }
 
-/// The part of an upload that brings a stored tensor's bytes, in this machine's byte order.
-UploadPart upload_part(const std::byte* source, const StoredTensor& stored) {
+/// The part of an upload that brings a stored tensor's bytes, in this machine's byte order: from
+/// `source`, its bytes in memory, or with `direct` (for a tensor taken as stored) read from its file.
+UploadPart upload_part(const std::byte* source, const StoredTensor& stored,
+                       const std::shared_ptr<const DirectFile>& direct) {
   const index_t count = numel(stored.shape);
+  if (direct) {
+    return {std::size_t(count) * itemsize(stored.dtype),
+            [direct, start = stored.offset](std::size_t offset, std::span<std::byte> staging) {
+              direct->read(start + offset, staging);
+            }};
+  }
   const std::size_t swap_unit = needs_byte_swap(stored, count) ? byte_order_unit(stored.dtype) : 1;
   const Runs runs = runs_of(stored);
   const auto fill = [source, runs, dtype = stored.dtype, swap_unit, negate = stored.negate](
@@ -292,18 +300,19 @@ FileBytes file_bytes(PathRef path, const LoadOptions& options, bool read_allowed
     Buffer mapping = map_file(path, {.access = access});
     const std::span<std::byte> pages = page_range(view_address(mapping), mapping.nbytes());
     ::madvise(pages.data(), pages.size(), MADV_RANDOM);
-    return {std::move(mapping), options};
+    return {std::move(mapping), options, options.direct ? DirectFile::open(path) : nullptr};
   }
   // A direct read reads the whole file: a selection does not forbid it.
   if (!(read_allowed || options.direct) || !copies || options.device != cpu)
-    return {map_file(path, {.access = access}), options};
+    return {map_file(path, {.access = access}), options, options.direct ? DirectFile::open(path) : nullptr};
   LoadOptions copied = options;
   copied.copy.reset();  // copied already: copied again only to swap bytes or align
   return {read_file(path, options.direct), copied};
 }
 
 AnyTensor load_stored_tensor(const Buffer& bytes, const StoredTensor& stored, const LoadOptions& options,
-                             const DescribeTensor& describe, std::string_view noun) {
+                             const DescribeTensor& describe, std::string_view noun,
+                             const std::shared_ptr<const DirectFile>& direct) {
   // The views are writable only when the access, and so the bytes, are.
   std::byte* source = view_address(bytes) + stored.offset;
   const index_t count = numel(stored.shape);
@@ -311,7 +320,7 @@ AnyTensor load_stored_tensor(const Buffer& bytes, const StoredTensor& stored, co
   const bool writable = options.access != MapAccess::read_only;
   if (options.device != cpu) {
     DeviceUploads upload;
-    upload.add({}, bytes, stored, options, describe);
+    upload.add({}, bytes, stored, options, describe, direct);
     return std::move(upload.run(describe()).front().second);
   }
   check_stored_bools(source, stored, describe);
@@ -343,7 +352,7 @@ FilePart tensor_file_part(const AnyTensor& tensor, std::string_view operation) {
 }
 
 void DeviceUploads::add(std::string name, const Buffer& bytes, const StoredTensor& stored, const LoadOptions& options,
-                        const DescribeTensor& describe) {
+                        const DescribeTensor& describe, const std::shared_ptr<const DirectFile>& direct) {
   try {
     check_copy_rules(options, "file");
   } catch (const ValueError& error) {
@@ -353,7 +362,9 @@ void DeviceUploads::add(std::string name, const Buffer& bytes, const StoredTenso
   check_stored_bools(source, stored, describe);
   read_runs_ahead(source, stored, options);
   bytes_ += std::uint64_t(numel(stored.shape)) * itemsize(stored.dtype);
-  queued_.push_back({std::move(name), bytes, stored, options.device, options.access != MapAccess::read_only});
+  const bool as_stored = !stored.slice && !needs_byte_swap(stored, numel(stored.shape)) && !stored.negate.any();
+  queued_.push_back({std::move(name), bytes, stored, options.device, options.access != MapAccess::read_only,
+                     as_stored ? direct : nullptr});
 }
 
 void DeviceUploads::append(DeviceUploads&& other) {
@@ -375,7 +386,8 @@ std::vector<std::pair<std::string, AnyTensor>> DeviceUploads::run(std::string_vi
     for (std::size_t i = 0; i < queued_.size(); ++i) {
       if (queued_[i].device != device) continue;
       members.push_back(i);
-      parts.push_back(upload_part(view_address(queued_[i].bytes) + queued_[i].stored.offset, queued_[i].stored));
+      const Queued& tensor = queued_[i];
+      parts.push_back(upload_part(view_address(tensor.bytes) + tensor.stored.offset, tensor.stored, tensor.direct));
       if (!staged) continue;
       parts.back().fill = [fill = std::move(parts.back().fill), &staged](std::size_t offset, std::span<std::byte> out) {
         fill(offset, out);

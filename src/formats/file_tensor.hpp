@@ -20,6 +20,7 @@
 #include "zerotensor/load_options.hpp"
 #include "zerotensor/path_ref.hpp"
 #include "memory/file_io.hpp"
+#include "memory/read_file.hpp"
 
 namespace zt::detail {
 
@@ -71,9 +72,11 @@ void narrow_stored(StoredTensor& stored, const Narrowing& part);
 using DescribeTensor = std::function<std::string()>;
 
 /// The tensor as a view of `bytes` (sharing their owner and device, writable when the access is
-/// not read_only) or as a copy. `noun` ("file", "buffer") names the bytes in messages.
+/// not read_only) or as a copy. `noun` ("file", "buffer") names the bytes in messages. `direct`,
+/// where set, is the file of `bytes` open for direct reads, which a copy to a device reads from.
 AnyTensor load_stored_tensor(const Buffer& bytes, const StoredTensor& stored, const LoadOptions& options,
-                             const DescribeTensor& describe, std::string_view noun);
+                             const DescribeTensor& describe, std::string_view noun,
+                             const std::shared_ptr<const DirectFile>& direct = {});
 
 /// A tensor's device as a function of its name (CheckpointOptions::device_map).
 using DeviceOf = std::function<Device(std::string_view name)>;
@@ -87,9 +90,11 @@ class DeviceUploads {
  public:
   /// Queues `stored`, in `bytes`, as tensor `name` for options.device (not the CPU): a copy
   /// writable unless options.access is read_only. Checks now what the copy does not depend on
-  /// (the options, bool bytes), starting the messages with `describe()`.
+  /// (the options, bool bytes), starting the messages with `describe()`. With `direct` (the
+  /// file of `bytes` open for direct reads), a tensor the copy takes as stored (no slice, byte
+  /// swap or negation) is read from it, past the page cache.
   void add(std::string name, const Buffer& bytes, const StoredTensor& stored, const LoadOptions& options,
-           const DescribeTensor& describe);
+           const DescribeTensor& describe, const std::shared_ptr<const DirectFile>& direct = {});
   /// Moves the tensors queued on `other` to the end of this queue.
   void append(DeviceUploads&& other);
   /// The bytes the queued copies will read.
@@ -109,6 +114,7 @@ class DeviceUploads {
     StoredTensor stored;
     Device device;
     bool writable;
+    std::shared_ptr<const DirectFile> direct;
   };
   std::vector<Queued> queued_;
   std::uint64_t bytes_ = 0;
@@ -158,10 +164,13 @@ MapAccess mapping_access(const LoadOptions& options);
 /// copy_on_write access with copy = false.
 LoadOptions buffer_load_options(const Buffer& bytes, LoadOptions options, std::string_view description);
 
-/// The bytes of the file at `path` for a load with `options`, and the options to view them with.
+/// The bytes of the file at `path` for a load with `options`, the options to view them with,
+/// and, for a mapped file loaded with options.direct, the file open for direct reads where its
+/// file system allows them.
 struct FileBytes {
   Buffer bytes;
   LoadOptions options;
+  std::shared_ptr<const DirectFile> direct{};
 };
 
 /// With `read_allowed` (a load of every tensor) or options.direct, a load that copies every tensor

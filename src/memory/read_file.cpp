@@ -8,10 +8,14 @@
 #include <array>
 #include <cerrno>
 #include <optional>
+#include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "vocabulary/concat.hpp"
 #include "memory/file_io.hpp"
+#include "memory/staging_pool.hpp"
 #include "zerotensor/error.hpp"
 #include "zerotensor/storage.hpp"
 
@@ -51,7 +55,63 @@ std::optional<Buffer> read_directly(PathRef path) {
   return Buffer(data, size, std::move(memory));
 }
 
+/// The bounce buffers of direct reads, each read whole blocks at a time. Idle ones are kept for
+/// the next reads, up to one per hardware thread.
+constexpr std::size_t bounce_bytes = std::size_t{4} << 20;
+using Bounce = std::shared_ptr<std::byte>;
+
+StagingPool<Bounce>& bounce_pool() {
+  static StagingPool<Bounce> pool;
+  return pool;
+}
+
+/// A bounce buffer from the pool (aligned to 2 MiB: allocate_bytes), given back when destroyed.
+class PooledBounce {
+ public:
+  PooledBounce() : held_(bounce_pool().take(1, bounce_bytes, [](std::size_t bytes) { return allocate_bytes(bytes); })) {}
+  ~PooledBounce() { bounce_pool().give_back(held_, bounce_bytes, std::max(std::thread::hardware_concurrency(), 1u)); }
+  PooledBounce(const PooledBounce&) = delete;
+  PooledBounce& operator=(const PooledBounce&) = delete;
+  [[nodiscard]] std::byte* get() const { return held_.front().get(); }
+
+ private:
+  std::vector<Bounce> held_;
+};
+
 }  // namespace
+
+DirectFile::DirectFile(PathRef path) : path_(path.c_str()), file_(path, O_DIRECT) {}
+
+std::shared_ptr<const DirectFile> DirectFile::open(PathRef path) {
+  auto direct = std::make_shared<const DirectFile>(path);
+  struct ::stat status {};
+  if (direct->file_.open_error() != 0 || ::fstat(direct->file_.descriptor(), &status) != 0 ||
+      !S_ISREG(status.st_mode))
+    return nullptr;
+  const PooledBounce probe;  // some file systems open with O_DIRECT and refuse the read itself
+  return direct->file_.read_some(0, {probe.get(), direct_block}) < 0 ? nullptr : direct;
+}
+
+void DirectFile::read(std::uint64_t offset, std::span<std::byte> out) const {
+  const PooledBounce bounce;
+  for (std::size_t done = 0; done < out.size();) {
+    const std::uint64_t at = offset + done;
+    const std::uint64_t start = at / direct_block * direct_block;
+    const auto skip = std::size_t(at - start);
+    const std::size_t wanted = std::min(out.size() - done, bounce_bytes - skip);
+    const std::size_t blocks = (skip + wanted + direct_block - 1) / direct_block * direct_block;
+    const ssize_t got = file_.read_full(start, {bounce.get(), blocks});
+    if (got < 0 || std::size_t(got) < skip + wanted) {
+      const int os_error = errno;
+      const std::string failure =
+          concat("unable to read ", out.size(), " bytes at offset ", offset, " of file <", path_, ">");
+      if (got < 0) throw_io_error(failure, os_error);
+      throw IOError(concat(failure, ": it ends after ", start + std::uint64_t(got)));
+    }
+    std::memcpy(out.data() + done, bounce.get() + skip, wanted);
+    done += wanted;
+  }
+}
 
 Buffer read_file(PathRef path, bool direct) {
   if (direct) {

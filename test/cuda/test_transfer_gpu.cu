@@ -266,6 +266,26 @@ BOOST_AUTO_TEST_CASE(device_tensors_save_through_the_staging_buffers_over_an_old
   check_same(file.at("b"), iota_floats(7));
 }
 
+BOOST_AUTO_TEST_CASE(direct_reads_to_the_gpu_hold_what_the_mapping_holds) {
+  const SmallStaging staging;  // 256-byte chunks: most reads start and end inside a block
+  const zt_test::TempDir dir;
+  zt::save_safetensors(dir / "model.safetensors", {{"a", iota_floats(5000)},
+                                                   {"b", iota_floats(3)},
+                                                   {"c", iota_floats(12 * 20).view({12, 20})}});
+  zt::save_npy(dir / "a.npy", iota_floats(3000));
+  const zt::SliceOptions slice{.rank = 1, .world = 2, .rules = {{"c", 1}}};  // from the mapping
+  const zt::SafetensorsFile on_host = zt::load_safetensors(dir / "model.safetensors", {.copy = true, .slice = slice});
+  const zt::SafetensorsFile direct =
+      zt::load_safetensors(dir / "model.safetensors", {.device = zt::cuda(0), .slice = slice, .direct = true});
+  for (const auto& [name, tensor] : on_host.tensors) BOOST_TEST_CONTEXT(name) { check_same(direct.at(name), tensor); }
+  check_same(zt::load_npy(dir / "a.npy", {.device = zt::cuda(0), .direct = true}), iota_floats(3000));
+  zt_test::write_text(dir / "model.safetensors.index.json",
+                      R"({"weight_map":{"a":"model.safetensors","b":"model.safetensors"}})");
+  const zt::Checkpoint checkpoint = zt::load_checkpoint(dir.path(), {.device = zt::cuda(0), .direct = true});
+  check_same(checkpoint.at("a"), iota_floats(5000));
+  check_same(checkpoint.at("b"), iota_floats(3));
+}
+
 BOOST_AUTO_TEST_CASE(from_file_streams_to_the_gpu) {
   const SmallStaging staging;
   const zt_test::TempDir dir;

@@ -1,18 +1,21 @@
 // LoadOptions::direct: copies read with O_DIRECT hold what buffered copies hold, leave the
 // page cache as it was, and fall back to buffered reads for small files and for file systems
-// without O_DIRECT (tmpfs).
+// without O_DIRECT (tmpfs); and the ranges that loads to a device read directly (DirectFile).
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <numeric>
+#include <random>
 #include <string>
 
 #include "support/file_test_support.hpp"
 #include "zerotensor/checkpoint.hpp"
 #include "zerotensor/npy.hpp"
 #include "zerotensor/safetensors.hpp"
+#include "memory/read_file.hpp"
 
 using zt_test::TempDir;
 
@@ -96,4 +99,58 @@ BOOST_AUTO_TEST_CASE(small_files_and_file_systems_without_o_direct_are_read_buff
   const zt::SafetensorsFile buffered = zt::load_safetensors(path, {.copy = true});
   std::filesystem::remove(path, error);
   check_same_files(direct, buffered);
+}
+
+BOOST_AUTO_TEST_CASE(any_range_of_a_file_reads_directly_as_it_is_stored) {
+  TempDir dir;
+  const auto path = dir / "bytes.bin";
+  std::vector<std::uint8_t> bytes((std::size_t{9} << 20) + 1234);  // over two 4 MiB bounce buffers
+  std::minstd_rand random(7);
+  for (auto& byte : bytes) byte = std::uint8_t(random());
+  zt_test::write_bytes(path, bytes);
+  zt_test::drop_from_page_cache(path);
+  const std::shared_ptr<const zt::detail::DirectFile> file = zt::detail::DirectFile::open(path);
+  if (!file) {
+    BOOST_TEST_MESSAGE("skipped: this file system refuses O_DIRECT");
+    return;
+  }
+  const bool cold = zt_test::cached_pages(path) == 0;
+  const std::size_t size = bytes.size();
+  // Aligned and not, inside one block, across bounce buffers, to the last byte, empty.
+  const std::pair<std::size_t, std::size_t> ranges[] = {
+      {0, 4096}, {1, 10}, {4095, 2}, {5000, std::size_t{4} << 20}, {123, (std::size_t{8} << 20) + 77},
+      {size - 1000, 1000}, {size - 1, 1}, {0, size}, {777, 0}};
+  for (const auto& [offset, length] : ranges) {
+    BOOST_TEST_CONTEXT("offset " << offset << ", length " << length) {
+      std::vector<std::byte> out(length + 2, std::byte{0xEE});
+      file->read(offset, {out.data() + 1, length});
+      BOOST_TEST(std::memcmp(out.data() + 1, bytes.data() + offset, length) == 0);
+      BOOST_TEST((out.front() == std::byte{0xEE} && out.back() == std::byte{0xEE}));  // nothing written around
+    }
+  }
+  if (cold) BOOST_TEST(zt_test::cached_pages(path) == 0u);  // read past the page cache
+  std::vector<std::byte> out(100);
+  BOOST_CHECK_EXCEPTION(file->read(size - 40, out), zt::IOError,
+                        with_message<zt::IOError>("unable to read 100 bytes at offset " + std::to_string(size - 40) +
+                                                  " of file <" + path.native() + ">: it ends after " +
+                                                  std::to_string(size)));
+}
+
+BOOST_AUTO_TEST_CASE(no_direct_file_for_a_path_that_is_not_a_regular_file) {
+  TempDir dir;
+  BOOST_TEST(!zt::detail::DirectFile::open(dir / "missing"));
+  BOOST_TEST(!zt::detail::DirectFile::open(dir.path()));
+  // tmpfs refuses O_DIRECT before Linux 6.6 and serves it since: either way nothing is misread.
+  const std::filesystem::path shm = "/dev/shm";
+  std::error_code error;
+  if (!std::filesystem::is_directory(shm, error)) return;
+  const auto path = shm / ("zerotensor-direct-file-" + std::to_string(::getpid()));
+  std::vector<std::uint8_t> bytes(10000);
+  std::iota(bytes.begin(), bytes.end(), std::uint8_t{0});
+  zt_test::write_bytes(path, bytes);
+  std::vector<std::uint8_t> read(9000);
+  const std::shared_ptr<const zt::detail::DirectFile> file = zt::detail::DirectFile::open(path);
+  if (file) file->read(1000, std::as_writable_bytes(std::span(read)));
+  std::filesystem::remove(path, error);
+  if (file) BOOST_TEST(std::equal(read.begin(), read.end(), bytes.begin() + 1000));
 }

@@ -250,9 +250,11 @@ std::string npy_prefix(const std::string& dict) {
   return prefix;
 }
 
-/// The array of the .npy file in `bytes`, viewed or copied as `options` say; `context` opens the
-/// messages.
-AnyTensor read_npy(const Buffer& bytes, const LoadOptions& options, const detail::LoadContext& context) {
+/// The array of the .npy file in `file`'s bytes, viewed or copied as its options say; `context`
+/// opens the messages.
+AnyTensor read_npy(const detail::FileBytes& file, const detail::LoadContext& context) {
+  const Buffer& bytes = file.bytes;
+  const LoadOptions& options = file.options;
   const std::string_view description = context.source();
   const auto [header_text, data_offset] = locate_header(bytes.bytes(), description);
   NpyHeader header = HeaderParser(header_text, description).parse();
@@ -272,20 +274,19 @@ AnyTensor read_npy(const Buffer& bytes, const LoadOptions& options, const detail
   // The array has no name: the slice rule "*" names it.
   const auto slice = detail::settle_slice(options.slice, description);
   detail::narrow_stored_for_rank(slice, "", stored, describe);
-  return detail::load_stored_tensor(bytes, stored, options, describe, context.noun());
+  return detail::load_stored_tensor(bytes, stored, options, describe, context.noun(), file.direct);
 }
 
 }  // namespace
 
 AnyTensor load_npy(PathRef path, LoadOptions options) {
   const detail::LoadContext context("load_npy", path, ": array");
-  const detail::FileBytes file = detail::file_bytes(path, options, true);
-  return read_npy(file.bytes, file.options, context);
+  return read_npy(detail::file_bytes(path, options, true), context);
 }
 
 AnyTensor detail::load_npy_bytes(const Buffer& bytes, LoadOptions options) {
   const LoadContext context("load_npy", ": array");
-  return read_npy(bytes, buffer_load_options(bytes, options, context.source()), context);
+  return read_npy({bytes, buffer_load_options(bytes, options, context.source())}, context);
 }
 
 void save_npy(PathRef path, const AnyTensor& tensor) {

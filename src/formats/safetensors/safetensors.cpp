@@ -260,11 +260,14 @@ std::vector<index_t> stored_shape(const AnyTensor& tensor) {
   return shape;
 }
 
-/// The tensors `keep` accepts (unset: all) of the .safetensors file in `bytes`, viewed or copied as
-/// `options` say, and its metadata; those for a device other than the CPU (`device_of(name)`,
-/// unset: options.device) are queued on `uploads` instead. `context` opens the messages.
-SafetensorsFile read_safetensors(const Buffer& bytes, const LoadOptions& options, const detail::LoadContext& context,
+/// The tensors `keep` accepts (unset: all) of the .safetensors file in `file`'s bytes, viewed or
+/// copied as its options say, and its metadata; those for a device other than the CPU
+/// (`device_of(name)`, unset: the options' device) are queued on `uploads` instead. `context`
+/// opens the messages.
+SafetensorsFile read_safetensors(const detail::FileBytes& file_bytes, const detail::LoadContext& context,
                                  const Keep& keep, detail::DeviceUploads& uploads, const detail::DeviceOf& device_of) {
+  const Buffer& bytes = file_bytes.bytes;
+  const LoadOptions& options = file_bytes.options;
   const std::string_view description = context.source();
   const std::uint64_t header_length = read_header_length(bytes.bytes(), description);
   const std::size_t data_start = length_field + header_length;
@@ -287,7 +290,7 @@ SafetensorsFile read_safetensors(const Buffer& bytes, const LoadOptions& options
     LoadOptions placed = options;
     if (device_of) placed.device = device_of(entry.name);
     if (placed.device != cpu) {
-      uploads.add(entry.name, bytes, stored, placed, describe);  // describe() reads entry.name
+      uploads.add(entry.name, bytes, stored, placed, describe, file_bytes.direct);  // describe() reads entry.name
       continue;
     }
     // Writers lay tensors out by dtype, then by name: the end is most often the right place.
@@ -316,15 +319,14 @@ SafetensorsFile detail::load_safetensors_selected(PathRef path, const LoadOption
                                                   DeviceUploads& uploads, const DeviceOf& device_of) {
   const LoadContext context("load_safetensors", path, ": the header");
   // Loading only some tensors maps the file, so that those left out are never read.
-  const FileBytes file = file_bytes(path, options, !keep);
-  return read_safetensors(file.bytes, file.options, context, keep, uploads, device_of);
+  return read_safetensors(file_bytes(path, options, !keep), context, keep, uploads, device_of);
 }
 
 SafetensorsFile detail::load_safetensors_bytes(const Buffer& bytes, LoadOptions options) {
   const LoadContext context("load_safetensors", ": the header");
   detail::DeviceUploads uploads;
   SafetensorsFile file =
-      read_safetensors(bytes, buffer_load_options(bytes, options, context.source()), context, {}, uploads, {});
+      read_safetensors({bytes, buffer_load_options(bytes, options, context.source())}, context, {}, uploads, {});
   return with_uploads(std::move(file), uploads, context);
 }
 
