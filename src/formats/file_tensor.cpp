@@ -374,35 +374,39 @@ void DeviceUploads::append(DeviceUploads&& other) {
   other.bytes_ = 0;
 }
 
+void DeviceUploads::upload_to(Device device, std::string_view description,
+                              const std::function<void(std::uint64_t)>& staged,
+                              std::vector<std::optional<AnyTensor>>& copies) const {
+  std::vector<std::size_t> members;  // the queued tensors for `device`
+  std::vector<UploadPart> parts;
+  for (std::size_t i = 0; i < queued_.size(); ++i) {
+    const Queued& tensor = queued_[i];
+    if (tensor.device != device) continue;
+    members.push_back(i);
+    parts.push_back(upload_part(view_address(tensor.bytes) + tensor.stored.offset, tensor.stored, tensor.direct));
+    if (!staged) continue;
+    parts.back().fill = [fill = std::move(parts.back().fill), &staged](std::size_t offset, std::span<std::byte> out) {
+      fill(offset, out);
+      staged(out.size());
+    };
+  }
+  std::vector<std::shared_ptr<std::byte>> memory =
+      upload_staged(parts, device, concat(description, ": loading to ", device));
+  for (std::size_t k = 0; k < members.size(); ++k) {
+    const Queued& tensor = queued_[members[k]];
+    std::byte* data = memory[k].get();
+    copies[members[k]] = make_view(tensor.stored.dtype, data, tensor.stored.shape, copy_strides(tensor.stored),
+                                   std::move(memory[k]), device, tensor.writable);
+  }
+}
+
 std::vector<std::pair<std::string, AnyTensor>> DeviceUploads::run(std::string_view description,
                                                                   const std::function<void(std::uint64_t)>& staged) {
   std::vector<Device> devices;  // in the order first queued
   for (const Queued& tensor : queued_)
     if (std::find(devices.begin(), devices.end(), tensor.device) == devices.end()) devices.push_back(tensor.device);
   std::vector<std::optional<AnyTensor>> copies(queued_.size());
-  for (const Device device : devices) {
-    std::vector<std::size_t> members;
-    std::vector<UploadPart> parts;
-    for (std::size_t i = 0; i < queued_.size(); ++i) {
-      if (queued_[i].device != device) continue;
-      members.push_back(i);
-      const Queued& tensor = queued_[i];
-      parts.push_back(upload_part(view_address(tensor.bytes) + tensor.stored.offset, tensor.stored, tensor.direct));
-      if (!staged) continue;
-      parts.back().fill = [fill = std::move(parts.back().fill), &staged](std::size_t offset, std::span<std::byte> out) {
-        fill(offset, out);
-        staged(out.size());
-      };
-    }
-    std::vector<std::shared_ptr<std::byte>> memory =
-        upload_staged(parts, device, concat(description, ": loading to ", device));
-    for (std::size_t k = 0; k < members.size(); ++k) {
-      const Queued& tensor = queued_[members[k]];
-      std::byte* data = memory[k].get();
-      copies[members[k]] = make_view(tensor.stored.dtype, data, tensor.stored.shape, copy_strides(tensor.stored),
-                                     std::move(memory[k]), device, tensor.writable);
-    }
-  }
+  for (const Device device : devices) upload_to(device, description, staged, copies);
   std::vector<std::pair<std::string, AnyTensor>> tensors;
   tensors.reserve(queued_.size());
   for (std::size_t i = 0; i < queued_.size(); ++i) tensors.emplace_back(std::move(queued_[i].name), std::move(*copies[i]));

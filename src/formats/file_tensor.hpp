@@ -108,6 +108,10 @@ class DeviceUploads {
       std::string_view description, const std::function<void(std::uint64_t)>& staged = {});
 
  private:
+  /// One staged copy of the tensors queued for `device`, each put in its slot of `copies`.
+  void upload_to(Device device, std::string_view description, const std::function<void(std::uint64_t)>& staged,
+                 std::vector<std::optional<AnyTensor>>& copies) const;
+
   struct Queued {
     std::string name;
     Buffer bytes;
