@@ -8,17 +8,7 @@
 # kept because pydantic wants a newer one than torch may bring. Run from the project root; the
 # wheels land in .gpu/wheels/ (cp312, manylinux x86_64), about 15 MB.
 #
-# On the GPU machine, from the project root, install into a folder put on PYTHONPATH (works where
-# site-packages is not writable; --no-deps because the rest is there already):
-#   python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/peers .gpu/wheels/*.whl && export PYTHONPATH=/tmp/peers
-# Where typer and humanize are installed already (the nvidia-h200 image has both), the loaders'
-# three wheels are enough and shadow nothing:
-#   python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/peers .gpu/wheels/{instanttensor,fastsafetensors,runai_model_streamer}-*.whl && export PYTHONPATH=/tmp/peers
-# Without pip, each wheel is a zip to unpack (none has a .data folder):
-#   for w in .gpu/wheels/*.whl; do python3 -m zipfile -e "$w" /tmp/peers; done && export PYTHONPATH=/tmp/peers
-# fastsafetensors dlopens "libcudart.so" by that name, which PyTorch's wheels do not provide (they
-# have libcudart.so.13); where the dynamic loader cannot find one, link PyTorch's under that name:
-#   python3 -c 'import ctypes; ctypes.CDLL("libcudart.so")' 2>/dev/null || { mkdir -p /tmp/cudart && ln -sf "$(python3 -c 'import glob, nvidia; print(glob.glob(nvidia.__path__[0] + "/*/lib/libcudart.so.*")[0])')" /tmp/cudart/libcudart.so && export LD_LIBRARY_PATH=/tmp/cudart:$LD_LIBRARY_PATH; }
+# bench/cuda/gpu_figures.sh installs them on the GPU machine and runs the peers.
 set -euo pipefail
 
 wheels=.gpu/wheels
