@@ -9,6 +9,7 @@
 #include <string>
 
 #include "zerotensor/buffer.hpp"
+#include "zerotensor/export.hpp"
 #include "memory/file_io.hpp"
 #include "zerotensor/path_ref.hpp"
 
@@ -25,8 +26,9 @@ Buffer read_file(PathRef path, bool direct = false);
 
 /// A file open with O_DIRECT, from which any range of bytes is read past the page cache (which
 /// the reads neither fill nor use) into any memory: the unaligned ends of a range come through a
-/// block-aligned bounce buffer.
-class DirectFile {
+/// block-aligned bounce buffer. Exported, though internal, so that its tests link against the
+/// shared library too.
+class ZT_API DirectFile {
  public:
   /// The regular file at `path` open with O_DIRECT, where its file system serves direct reads
   /// (tmpfs does not); nullptr otherwise, and where it cannot be opened, which the caller's
