@@ -71,7 +71,8 @@ struct CheckpointOptions {
   /// stages across GPUs); unset: every tensor goes to `device`, which must then be left at
   /// cpu (ValueError otherwise). Tensors for the CPU are views or copies as above; a
   /// .safetensors checkpoint's tensors for each other device go there in one staged copy for
-  /// all its shards, a .bin file's in one per file and device. Called once per selected tensor.
+  /// all its shards, a .bin file's in one per file and device. Called once per selected tensor,
+  /// from the shard threads: several calls at once where `threads` allows more than one.
   std::function<Device(std::string_view name)> device_map{};
 
   /// The fields LoadOptions shares, as the LoadOptions each file is loaded with.

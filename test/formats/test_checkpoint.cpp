@@ -9,6 +9,7 @@
 #include <complex>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -478,9 +479,11 @@ BOOST_AUTO_TEST_CASE(a_device_map_asked_once_per_selected_tensor_that_places_all
   TempDir dir;
   write_model(dir.path(), 60, 3);
   std::map<std::string, int, std::less<>> asked;
+  std::mutex asking;  // the shard threads ask at once
   const zt::Checkpoint model = zt::load_checkpoint(
       dir.path(), {.filter = [](std::string_view name) { return name.ends_with('1') || name.ends_with('2'); },
                    .device_map = [&](std::string_view name) {
+                     const std::lock_guard lock(asking);
                      ++asked[std::string(name)];
                      return zt::cpu;
                    }});
@@ -526,7 +529,9 @@ BOOST_AUTO_TEST_CASE(a_device_map_over_bin_shards_is_asked_once_per_tensor) {
   write_text(dir / "pytorch_model.bin.index.json",
              R"({"weight_map":{"weight":"pytorch_model-00001-of-00002.bin","bias":"pytorch_model-00002-of-00002.bin"}})");
   std::vector<std::string> asked;
+  std::mutex asking;  // the shard threads ask at once
   const zt::Checkpoint model = zt::load_checkpoint(dir.path(), {.device_map = [&](std::string_view name) {
+                                                     const std::lock_guard lock(asking);
                                                      asked.emplace_back(name);
                                                      return zt::cpu;
                                                    }});
