@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "../cold_reads.hpp"
 #include "../ratio.hpp"
 #include "zerotensor/checkpoint.hpp"
 #include "zerotensor/empty.hpp"
@@ -90,34 +91,6 @@ const Models& models() {
   return written;
 }
 
-/// Drops the files' pages from the page cache, so that the next reads come from the disk.
-void drop_cached_pages(const std::vector<fs::path>& files) {
-  for (const fs::path& path : files) {
-    const int fd = ::open(path.c_str(), O_RDONLY);
-    ::fdatasync(fd);
-    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    ::close(fd);
-  }
-}
-
-/// The disk's floor: the files dropped from the page cache, then read with O_DIRECT in 8 MiB preads.
-void read_direct_in_8_mib(const std::vector<fs::path>& files) {
-  drop_cached_pages(files);
-  static const std::unique_ptr<std::byte, decltype(&std::free)> buffer(
-      static_cast<std::byte*>(std::aligned_alloc(4096, 8 * mib)), &std::free);
-  for (const fs::path& path : files) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT);
-    if (fd < 0) std::abort();
-    for (off_t offset = 0;; offset += off_t(8 * mib)) {
-      const ssize_t got = ::pread(fd, buffer.get(), 8 * mib, offset);
-      if (got < 0) std::abort();
-      benchmark::DoNotOptimize(buffer.get());
-      if (std::size_t(got) < 8 * mib) break;
-    }
-    ::close(fd);
-  }
-}
-
 /// The pinned floor: cudaMalloc, cudaMemcpy of model_bytes from pinned memory, cudaFree.
 void pinned_floor() {
   static const zt::AnyTensor source = zt::empty(zt::DynamicExtents{zt::index_t(model_bytes)}, zt::uint8, pinned);
@@ -181,14 +154,14 @@ int main(int argc, char** argv) {
   };
   add("BM_file_2GiB_hot", pinned_name, [] { load_file(false); }, pinned_floor);
   add("BM_sharded_16x128MiB_hot", pinned_name, [] { load_sharded(false); }, pinned_floor);
-  add("BM_file_2GiB_cold", disk_name, [&] { drop_cached_pages(single); load_file(false); },
-      [&] { read_direct_in_8_mib(single); });
-  add("BM_file_2GiB_cold_direct", disk_name, [&] { drop_cached_pages(single); load_file(true); },
-      [&] { read_direct_in_8_mib(single); });
-  add("BM_sharded_16x128MiB_cold", disk_name, [] { drop_cached_pages(models().files); load_sharded(false); },
-      [] { read_direct_in_8_mib(models().files); });
-  add("BM_sharded_16x128MiB_cold_direct", disk_name, [] { drop_cached_pages(models().files); load_sharded(true); },
-      [] { read_direct_in_8_mib(models().files); });
+  add("BM_file_2GiB_cold", disk_name, [&] { zt_bench::drop_cached_pages(single); load_file(false); },
+      [&] { zt_bench::read_direct_in_8_mib(single); });
+  add("BM_file_2GiB_cold_direct", disk_name, [&] { zt_bench::drop_cached_pages(single); load_file(true); },
+      [&] { zt_bench::read_direct_in_8_mib(single); });
+  add("BM_sharded_16x128MiB_cold", disk_name, [] { zt_bench::drop_cached_pages(models().files); load_sharded(false); },
+      [] { zt_bench::read_direct_in_8_mib(models().files); });
+  add("BM_sharded_16x128MiB_cold_direct", disk_name, [] { zt_bench::drop_cached_pages(models().files); load_sharded(true); },
+      [] { zt_bench::read_direct_in_8_mib(models().files); });
   add("BM_save_2GiB_from_gpu", "cudaMemcpy to pinned memory", [] { save_from(zt::cuda(0)); }, pinned_download_floor);
   add("BM_save_2GiB_from_gpu_vs_host", "save_safetensors from host memory", [] { save_from(zt::cuda(0)); },
       [] { save_from(zt::cpu); });

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../cold_reads.hpp"
 #include "../ratio.hpp"
 #include "zerotensor/empty.hpp"
 #include "zerotensor/safetensors.hpp"
@@ -20,7 +21,6 @@
 namespace {
 
 constexpr std::size_t file_bytes = std::size_t{256} << 20;
-constexpr std::size_t floor_read_bytes = std::size_t{8} << 20;
 
 /// The benchmark file in a temporary directory of its own, removed with it.
 struct ColdFile {
@@ -49,31 +49,8 @@ const std::filesystem::path& cold_file() {
   return file.path;
 }
 
-/// Drops the file's pages from the page cache, so that the next read comes from the disk.
-void drop_cached_pages() {
-  const int fd = ::open(cold_file().c_str(), O_RDONLY);
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-  ::close(fd);
-}
-
-/// The disk's floor: the whole file in 8 MiB O_DIRECT preads into one aligned buffer.
-void read_direct_in_8_mib() {
-  drop_cached_pages();
-  static const std::unique_ptr<std::byte, decltype(&std::free)> buffer(
-      static_cast<std::byte*>(std::aligned_alloc(4096, floor_read_bytes)), &std::free);
-  const int fd = ::open(cold_file().c_str(), O_RDONLY | O_DIRECT);
-  if (fd < 0) std::abort();
-  for (off_t offset = 0;; offset += off_t(floor_read_bytes)) {
-    const ssize_t got = ::pread(fd, buffer.get(), floor_read_bytes, offset);
-    if (got < 0) std::abort();
-    benchmark::DoNotOptimize(buffer.get());
-    if (std::size_t(got) < floor_read_bytes) break;
-  }
-  ::close(fd);
-}
-
 void load_cold(bool direct) {
-  drop_cached_pages();
+  zt_bench::drop_cached_pages({&cold_file(), 1});
   zt::SafetensorsFile file = zt::load_safetensors(cold_file(), {.copy = true, .direct = direct});
   benchmark::DoNotOptimize(file.at("weights").data_ptr());
 }
@@ -84,10 +61,10 @@ int main(int argc, char** argv) {
   std::vector<zt_bench::Comparison> comparisons;
   const std::string floor = "O_DIRECT preads of 8 MiB (dd)";
   zt_bench::register_paired(comparisons, "BM_cold_load_copy_direct", floor, [] { load_cold(true); },
-                            read_direct_in_8_mib)
+                            [] { zt_bench::read_direct_in_8_mib({&cold_file(), 1}); })
       ->Unit(benchmark::kMillisecond);
   zt_bench::register_paired(comparisons, "BM_cold_load_copy_page_cache", floor, [] { load_cold(false); },
-                            read_direct_in_8_mib)
+                            [] { zt_bench::read_direct_in_8_mib({&cold_file(), 1}); })
       ->Unit(benchmark::kMillisecond);
   return zt_bench::run(argc, argv, comparisons);
 }
