@@ -1,4 +1,4 @@
-// The GGUF header reader (detail::parse_gguf_header) on any bytes, a whole GGUF file. A header
+// The GGUF header reader (zt::detail::parse_gguf_header) on any bytes, a whole GGUF file. A header
 // that parses must hold what the reader promises: every metadata value readable as its type,
 // arrays of elements of their element type, and every tensor of a known ggml type, taking
 // the bytes its dimensions need, aligned, inside the file and overlapping no other.
@@ -31,8 +31,8 @@ void read_value(const GgufValue& value) {
   }
 }
 
-void check_tensor(const detail::GgufTensorInfo& info, const detail::GgufHeader& header, std::size_t size) {
-  const detail::GgmlType* type = detail::ggml_type(info.ggml_type);
+void check_tensor(const zt::detail::GgufTensorInfo& info, const zt::detail::GgufHeader& header, std::size_t size) {
+  const zt::detail::GgmlType* type = zt::detail::ggml_type(info.ggml_type);
   require(type != nullptr, "a tensor of an unknown ggml type");
   require(info.dims.size() <= 4, "a tensor of more than 4 dimensions");
   unsigned __int128 count = 1;  // kept below 2^63, times an extent below 2^63: 128 bits hold it
@@ -55,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // A copy of exactly the input's size, so that AddressSanitizer catches a read past its end.
   const std::vector<std::byte> file(reinterpret_cast<const std::byte*>(data),
                                     reinterpret_cast<const std::byte*>(data) + size);
-  const auto header = unless_refused([&] { return detail::parse_gguf_header(file, "fuzz.gguf"); });
+  const auto header = unless_refused([&] { return zt::detail::parse_gguf_header(file, "fuzz.gguf"); });
   if (!header) return 0;
   require(header->version == 2 || header->version == 3, "a version other than 2 or 3");
   require(std::has_single_bit(header->alignment), "an alignment that is not a power of two");
@@ -63,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     require(!key.empty(), "an empty key");
     read_value(value);
   }
-  std::vector<const detail::GgufTensorInfo*> by_offset;
+  std::vector<const zt::detail::GgufTensorInfo*> by_offset;
   std::vector<std::string_view> names;
   for (const auto& info : header->tensors) {
     check_tensor(info, *header, size);
@@ -73,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   std::ranges::sort(names);
   require(std::ranges::adjacent_find(names) == names.end(), "two tensors of one name");
-  std::ranges::sort(by_offset, {}, &detail::GgufTensorInfo::offset);
+  std::ranges::sort(by_offset, {}, &zt::detail::GgufTensorInfo::offset);
   for (std::size_t i = 1; i < by_offset.size(); ++i)
     require(by_offset[i - 1]->offset + by_offset[i - 1]->nbytes <= by_offset[i]->offset, "two tensors overlap");
   return 0;
