@@ -1,5 +1,5 @@
 // The GGUF header reader (detail::parse_gguf_header) and zt::GgufValue: files built here byte by
-// byte in either byte order, a file the `gguf` package wrote (test/data/gguf, made by
+// byte in either byte order, files the `gguf` package wrote (test/data/gguf, made by
 // make_gguf_files.py), malformed files each refused with its message, and every truncation of
 // a valid file.
 #include <boost/test/unit_test.hpp>
@@ -535,6 +535,24 @@ BOOST_AUTO_TEST_CASE(a_file_the_gguf_package_wrote_reads_as_its_script_states) {
       end = info.offset + info.nbytes;
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_big_endian_file_the_gguf_package_wrote_holds_what_its_little_endian_twin_holds) {
+  const auto little = parse(read_file(ZT_TEST_DATA_DIR "/gguf/small.gguf"));
+  const auto big = parse(read_file(ZT_TEST_DATA_DIR "/gguf/small_big_endian.gguf"));
+  BOOST_TEST((big.big_endian && big.version == 3u && big.alignment == 32u));
+  BOOST_TEST(big.data_offset == 640u);
+  BOOST_TEST((big.metadata == little.metadata));
+  BOOST_REQUIRE(big.tensors.size() == 3u);
+  for (const auto& info : big.tensors) {
+    BOOST_TEST_CONTEXT(info.name) {
+      const auto& twin = tensor(little, info.name);
+      BOOST_TEST(info.ggml_type == twin.ggml_type);
+      BOOST_TEST(info.dims == twin.dims, boost::test_tools::per_element());
+      BOOST_TEST(info.nbytes == twin.nbytes);
+    }
+  }
+  BOOST_TEST(big.tensors[2].offset == 640u + 32 + 64);  // Q4_K, after F32 and Q4_0 each padded to 32
 }
 
 BOOST_AUTO_TEST_SUITE_END()

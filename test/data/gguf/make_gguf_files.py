@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes small.gguf, which test_gguf_header.cpp reads, with the `gguf` package's GGUFWriter
-(the writer of llama.cpp's conversion scripts), so the test checks zerotensor's reader against
-the reference writer:
+"""Writes small.gguf and small_big_endian.gguf, which test_gguf_header.cpp reads, with the
+`gguf` package's GGUFWriter (the writer of llama.cpp's conversion scripts), so the test checks
+zerotensor's reader against the reference writer:
 
     python -m venv /tmp/venv && /tmp/venv/bin/pip install gguf numpy
     /tmp/venv/bin/python test/data/gguf/make_gguf_files.py
@@ -17,13 +17,15 @@ small.gguf (version 3, little-endian, the default alignment of 32) holds:
   (GGUF dimensions [block values, 2], innermost first) and zero bytes: every type the package
   knows but Q8_1, whose block the package counts as 40 bytes where ggml's holds 36 (a type
   ggml computes with and never stores). Its bytes: 2 blocks of the type.
-The script prints each tensor's type number, dimensions and bytes, and reads the file back
+small_big_endian.gguf holds the same metadata, big-endian, and of the tensors F32, Q4_0 and
+Q4_K only.
+The script prints each tensor's type number, dimensions and bytes, and reads the files back
 with the package's GGUFReader to check them.
 """
 import pathlib
 
 import numpy as np
-from gguf import GGUFReader, GGUFValueType, GGUFWriter
+from gguf import GGUFEndian, GGUFReader, GGUFValueType, GGUFWriter
 from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -39,9 +41,9 @@ PLAIN = {
 }
 
 
-def main():
-    path = HERE / "small.gguf"
-    writer = GGUFWriter(str(path), "llama")
+def write(name, endianess, types):
+    path = HERE / name
+    writer = GGUFWriter(str(path), "llama", endianess=endianess)
     writer.add_name("small")
     writer.add_uint32("llama.context_length", 4096)
     writer.add_float32("llama.rope.freq_base", 10000.0)
@@ -55,9 +57,7 @@ def main():
     writer.add_key_value("general.pairs", [[1, 2], [3]], GGUFValueType.ARRAY, sub_type=GGUFValueType.ARRAY)
 
     expected = []
-    for ggml_type in GGMLQuantizationType:
-        if ggml_type == GGMLQuantizationType.Q8_1:
-            continue
+    for ggml_type in types:
         block_values, block_bytes = GGML_QUANT_SIZES[ggml_type]
         if ggml_type in PLAIN:
             writer.add_tensor(ggml_type.name, np.zeros((2, block_values), PLAIN[ggml_type]))
@@ -76,6 +76,12 @@ def main():
         assert list(tensor.shape) == [block_values, 2] and tensor.n_bytes == nbytes, tensor.name
         print(f"{name}: type {number}, dims [{block_values}, 2], {nbytes} bytes")
     print(f"{path.name}: {path.stat().st_size} bytes, data section at byte {reader.data_offset}")
+
+
+def main():
+    write("small.gguf", GGUFEndian.LITTLE, [t for t in GGMLQuantizationType if t != GGMLQuantizationType.Q8_1])
+    write("small_big_endian.gguf", GGUFEndian.BIG,
+          [GGMLQuantizationType.F32, GGMLQuantizationType.Q4_0, GGMLQuantizationType.Q4_K])
 
 
 if __name__ == "__main__":
