@@ -1,0 +1,195 @@
+// detail::dequantize_blocks against the values the `gguf` package makes of random blocks
+// (test/data/gguf/dequantize, made by make_dequantize_reference.py), bit for bit, from
+// aligned and unaligned bytes and under flush-to-zero; and its refusals.
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
+
+#include "formats/gguf/dequantize_blocks.hpp"
+#include "formats/gguf/ggml_types.hpp"
+#include "support/file_test_support.hpp"
+#include "support/message_check.hpp"
+#include "zerotensor/error.hpp"
+
+namespace {
+
+/// Every type dequantize_blocks decodes, each with a reference file.
+const std::vector<std::string> covered = {"q4_0",  "q4_1",  "q5_0",   "q5_1",   "q8_0",  "q2_K", "q3_K",
+                                          "q4_K",  "q5_K",  "q6_K",   "q8_K",   "tq1_0", "tq2_0", "iq4_nl",
+                                          "iq4_xs", "mxfp4", "nvfp4", "q1_0", "q2_0"};
+
+const zt::detail::GgmlType& type_named(std::string_view name) {
+  for (const auto& type : zt::detail::ggml_types)
+    if (type.name == name) return type;
+  throw std::runtime_error("no ggml type " + std::string(name));
+}
+
+struct Reference {
+  std::vector<std::byte> blocks;
+  std::vector<std::uint32_t> values;  // float32 bit patterns
+};
+
+Reference reference(const std::string& name) {
+  const auto blocks = zt_test::read_bytes(zt_test::data_file("gguf/dequantize/" + name + ".blocks"));
+  const auto values = zt_test::read_bytes(zt_test::data_file("gguf/dequantize/" + name + ".f32"));
+  BOOST_TEST_REQUIRE(!blocks.empty());
+  BOOST_TEST_REQUIRE(values.size() % 4 == 0);
+  Reference result{std::vector<std::byte>(blocks.size()), std::vector<std::uint32_t>(values.size() / 4)};
+  std::memcpy(result.blocks.data(), blocks.data(), blocks.size());
+  for (std::size_t i = 0; i < result.values.size(); ++i)
+    result.values[i] = std::uint32_t(values[4 * i]) | std::uint32_t(values[4 * i + 1]) << 8 |
+                       std::uint32_t(values[4 * i + 2]) << 16 | std::uint32_t(values[4 * i + 3]) << 24;
+  return result;
+}
+
+/// The values decoded from `blocks` (copied `shift` bytes into a buffer of their own) and
+/// the expected values compared as bit patterns: the number of mismatches, the first logged.
+std::size_t mismatches(const zt::detail::GgmlType& type, const Reference& expected, std::size_t shift) {
+  std::vector<std::byte> shifted(shift + expected.blocks.size());
+  std::memcpy(shifted.data() + shift, expected.blocks.data(), expected.blocks.size());
+  std::vector<float> out(expected.values.size(), -1.0f);
+  zt::detail::dequantize_blocks(type.number, std::span(shifted).subspan(shift), out);
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const auto got = std::bit_cast<std::uint32_t>(out[i]);
+    if (got != expected.values[i] && count++ == 0)
+      BOOST_TEST_MESSAGE(type.name << " value " << i << " (block " << i / type.block_values << "): got " << out[i]
+                                   << " (0x" << std::hex << got << "), expected "
+                                   << std::bit_cast<float>(expected.values[i]) << " (0x" << expected.values[i]
+                                   << std::dec << ")");
+  }
+  return count;
+}
+
+std::size_t subnormals(const std::vector<std::uint32_t>& values) {
+  std::size_t count = 0;
+  for (const auto bits : values) count += std::fpclassify(std::bit_cast<float>(bits)) == FP_SUBNORMAL;
+  return count;
+}
+
+#if defined(__SSE2__)
+/// Flush-to-zero and denormals-are-zero on for its lifetime, as a caller may have them.
+struct FlushToZero {
+  unsigned saved = _mm_getcsr();
+  FlushToZero() { _mm_setcsr(saved | 0x8040u); }  // FTZ (bit 15) | DAZ (bit 6)
+  ~FlushToZero() { _mm_setcsr(saved); }
+  FlushToZero(const FlushToZero&) = delete;
+  FlushToZero& operator=(const FlushToZero&) = delete;
+};
+#endif
+
+std::vector<std::byte> zero_bytes(std::size_t n) { return std::vector<std::byte>(n); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(gguf_dequantize)
+
+BOOST_DATA_TEST_CASE(each_covered_type_decodes_the_reference_blocks_to_the_gguf_package_s_values_bit_for_bit,
+                     boost::unit_test::data::make(covered), name) {
+  const auto& type = type_named(name);
+  BOOST_TEST_REQUIRE(zt::detail::dequantizes(type.number));
+  const Reference expected = reference(name);
+  BOOST_TEST_REQUIRE(expected.blocks.size() % type.block_bytes == 0);
+  BOOST_TEST_REQUIRE(expected.values.size() == expected.blocks.size() / type.block_bytes * type.block_values);
+  BOOST_TEST_MESSAGE(name << ": " << expected.values.size() << " values compared");
+  BOOST_TEST(mismatches(type, expected, 0) == 0u);
+}
+
+BOOST_DATA_TEST_CASE(blocks_at_any_alignment_decode_to_the_same_values, boost::unit_test::data::make(covered),
+                     name) {
+  const auto& type = type_named(name);
+  const Reference expected = reference(name);
+  for (const std::size_t shift : {1, 2, 3, 5}) BOOST_TEST(mismatches(type, expected, shift) == 0u, "shift " << shift);
+}
+
+BOOST_AUTO_TEST_CASE(the_references_of_mxfp4_and_q8_k_hold_subnormal_values) {
+  BOOST_TEST(subnormals(reference("mxfp4").values) > 0u);
+  BOOST_TEST(subnormals(reference("q8_K").values) > 0u);
+}
+
+#if defined(__SSE2__)
+BOOST_DATA_TEST_CASE(flush_to_zero_and_denormals_are_zero_change_no_value, boost::unit_test::data::make(covered),
+                     name) {
+  const auto& type = type_named(name);
+  const Reference expected = reference(name);
+  std::size_t count = 0;
+  {
+    FlushToZero mode;
+    count = mismatches(type, expected, 0);
+  }
+  BOOST_TEST(count == 0u);
+}
+#endif
+
+BOOST_AUTO_TEST_CASE(mxfp4_s_exponent_255_scales_by_2_to_the_127_and_0_and_1_by_subnormal_halves) {
+  // A block of exponent e (scale 2^(e - 127)) whose first value has e2m1 code 1 (0.5) and
+  // 17th code 7 (6): 6 * 2^128 overflows.
+  for (const auto& [e, first, seventeenth] : {std::tuple{255, 0x1p127f, INFINITY}, std::tuple{0, 0x1p-128f, 0x1.8p-125f},
+                                              std::tuple{1, 0x1p-127f, 0x1.8p-124f}}) {
+    auto block = zero_bytes(17);
+    block[0] = std::byte(e);
+    block[1] = std::byte{0x71};
+    std::vector<float> out(32);
+    zt::detail::dequantize_blocks(type_named("mxfp4").number, block, out);
+    BOOST_TEST(out[0] == first, "e = " << e);
+    BOOST_TEST(out[16] == seventeenth, "e = " << e);
+    BOOST_TEST(out[1] == 0.0f);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bytes_that_are_not_whole_blocks_are_refused_naming_both_sizes) {
+  std::vector<float> out(64);
+  BOOST_CHECK_EXCEPTION(zt::detail::dequantize_blocks(2, zero_bytes(37), out), zt::ValueError,
+                        with_message<zt::ValueError>("37 bytes are not whole q4_0 blocks of 18 bytes"));
+  BOOST_CHECK_EXCEPTION(zt::detail::dequantize_blocks(12, zero_bytes(143), out), zt::ValueError,
+                        with_message<zt::ValueError>("143 bytes are not whole q4_K blocks of 144 bytes"));
+}
+
+BOOST_AUTO_TEST_CASE(an_output_not_the_size_of_the_blocks_values_is_refused_naming_both_sizes) {
+  std::vector<float> out(63);
+  BOOST_CHECK_EXCEPTION(zt::detail::dequantize_blocks(2, zero_bytes(36), out), zt::ValueError,
+                        with_message<zt::ValueError>("2 q4_0 blocks hold 64 values, the output has room for 63"));
+  std::vector<float> none;
+  BOOST_CHECK_NO_THROW(zt::detail::dequantize_blocks(2, {}, none));
+}
+
+BOOST_AUTO_TEST_CASE(types_not_covered_are_refused_by_name) {
+  std::vector<float> out(256);
+  BOOST_TEST(!zt::detail::dequantizes(16));
+  BOOST_CHECK_EXCEPTION(zt::detail::dequantize_blocks(16, zero_bytes(66), out), zt::TypeError,
+                        with_message<zt::TypeError>("cannot dequantize iq2_xxs blocks yet"));
+  BOOST_TEST(!zt::detail::dequantizes(9));
+  BOOST_CHECK_EXCEPTION(zt::detail::dequantize_blocks(9, zero_bytes(36), out), zt::TypeError,
+                        with_message<zt::TypeError>("cannot dequantize q8_1 blocks"));
+  BOOST_TEST(!zt::detail::dequantizes(0));
+  BOOST_CHECK_EXCEPTION(zt::detail::dequantize_blocks(0, zero_bytes(4), out), zt::TypeError,
+                        with_message<zt::TypeError>("f32 is not a block-quantized type"));
+  BOOST_TEST(!zt::detail::dequantizes(4));
+  BOOST_CHECK_EXCEPTION(zt::detail::dequantize_blocks(4, zero_bytes(4), out), zt::TypeError,
+                        with_message<zt::TypeError>("ggml type 4 is unknown"));
+}
+
+BOOST_AUTO_TEST_CASE(dequantizes_says_yes_for_exactly_the_covered_types) {
+  for (const auto& type : zt::detail::ggml_types) {
+    const bool listed = std::find(covered.begin(), covered.end(), type.name) != covered.end();
+    BOOST_TEST(zt::detail::dequantizes(type.number) == listed, type.name);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
