@@ -19,6 +19,9 @@ subnormal in some blocks (subnormal values).
 Q8_K, Q1_0 and Q2_0 the package does not dequantize; their values are computed here with
 numpy from ggml-quants.c's dequantize_row_q8_K / _q1_0 / _q2_0 (each value one product or a
 sign: d * q, q ? d : -d, (q - 1) * d).
+
+All 19 files were also checked against ggml's own dequantize_row_* (ggml-quants.c compiled
+with gcc -O2 -march=native, called on the .blocks files): equal bit for bit.
 """
 import pathlib
 
