@@ -3,7 +3,7 @@
 # folders under src/ (ZT_SOURCE_DIR) are the layers. The layers, lowest first; a file may
 # include its own layer and those below. detail/ headers belong to the layer of what they serve.
 set(zt_layers
-  "vocabulary: export version error device float8 complex32 packed_floats dtype dtype_sets extents shape scalar path_ref to_options detail/checked_arithmetic detail/element_checks"
+  "vocabulary: export version error device float8 complex32 packed_floats gguf_blocks dtype dtype_sets extents shape scalar path_ref to_options detail/checked_arithmetic detail/element_checks"
   "memory: buffer storage mapped_file device_of staging"
   "views: tensor any_tensor convert shares_memory print detail/device_copy detail/view_layout"
   "constructors: empty frombuffer pin_memory asarray as_tensor eigen_tensor dlpack from_dlpack to_dlpack dlpack_asarray arrow from_arrow to_arrow arrow_asarray"

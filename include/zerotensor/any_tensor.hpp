@@ -107,7 +107,8 @@ class ZT_API AnyTensor {
   /// (dtype_sets.hpp), by default the 15 classic dtypes; a set never grows, so code that
   /// compiles for it keeps compiling when zerotensor adds dtypes. TypeError naming the dtype
   /// and the set for a tensor whose dtype is not in it: `visit<zt::dtypes::numeric>(f)`
-  /// also takes the 8-bit floats and complex32, `visit<zt::dtypes::all>(f)` every dtype.
+  /// also takes the 8-bit floats and complex32, `visit<zt::dtypes::all>(f)` every dtype
+  /// PyTorch has, `visit<zt::dtypes::all_and_gguf_blocks>(f)` GGUF's blocks too.
   template <DTypeSetType Set = dtypes::classic, class F>
   auto visit(F&& f) const {
     using Result = std::invoke_result_t<F&, const Tensor<type_of<Set::members[0]>>&>;

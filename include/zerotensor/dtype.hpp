@@ -1,5 +1,5 @@
-// The 24 element types, their sizes and names, PyTorch's promotion rules, and the
-// process-wide default dtype.
+// The 51 element types (PyTorch's 24 and GGUF's 27 block types), their sizes and names,
+// PyTorch's promotion rules, and the process-wide default dtype.
 #pragma once
 
 #include <array>
@@ -18,6 +18,7 @@
 #include "zerotensor/complex32.hpp"
 #include "zerotensor/export.hpp"
 #include "zerotensor/float8.hpp"
+#include "zerotensor/gguf_blocks.hpp"
 #include "zerotensor/packed_floats.hpp"
 
 namespace zt {
@@ -28,6 +29,7 @@ enum class DType : std::uint8_t {
   Float16, BFloat16, Float32, Float64, Complex64, Complex128,
   Float8_e4m3fn, Float8_e5m2, Float8_e4m3fnuz, Float8_e5m2fnuz, Float8_e8m0fnu, Complex32,
   Float4_e2m1fn_x2, Float6_e2m3fn_x4, Float6_e3m2fn_x4,
+  Gguf_q4_0, Gguf_q4_1, Gguf_q5_0, Gguf_q5_1, Gguf_q8_0, Gguf_q8_1, Gguf_q2_k, Gguf_q3_k, Gguf_q4_k, Gguf_q5_k, Gguf_q6_k, Gguf_q8_k, Gguf_iq2_xxs, Gguf_iq2_xs, Gguf_iq3_xxs, Gguf_iq1_s, Gguf_iq4_nl, Gguf_iq3_s, Gguf_iq2_s, Gguf_iq4_xs, Gguf_iq1_m, Gguf_tq1_0, Gguf_tq2_0, Gguf_mxfp4, Gguf_nvfp4, Gguf_q1_0, Gguf_q2_0,
 };
 
 inline constexpr DType bool_ = DType::Bool;
@@ -54,14 +56,41 @@ inline constexpr DType complex32_ = DType::Complex32;
 inline constexpr DType float4_e2m1fn_x2_ = DType::Float4_e2m1fn_x2;
 inline constexpr DType float6_e2m3fn_x4_ = DType::Float6_e2m3fn_x4;
 inline constexpr DType float6_e3m2fn_x4_ = DType::Float6_e3m2fn_x4;
+inline constexpr DType gguf_q4_0_ = DType::Gguf_q4_0;
+inline constexpr DType gguf_q4_1_ = DType::Gguf_q4_1;
+inline constexpr DType gguf_q5_0_ = DType::Gguf_q5_0;
+inline constexpr DType gguf_q5_1_ = DType::Gguf_q5_1;
+inline constexpr DType gguf_q8_0_ = DType::Gguf_q8_0;
+inline constexpr DType gguf_q8_1_ = DType::Gguf_q8_1;
+inline constexpr DType gguf_q2_k_ = DType::Gguf_q2_k;
+inline constexpr DType gguf_q3_k_ = DType::Gguf_q3_k;
+inline constexpr DType gguf_q4_k_ = DType::Gguf_q4_k;
+inline constexpr DType gguf_q5_k_ = DType::Gguf_q5_k;
+inline constexpr DType gguf_q6_k_ = DType::Gguf_q6_k;
+inline constexpr DType gguf_q8_k_ = DType::Gguf_q8_k;
+inline constexpr DType gguf_iq2_xxs_ = DType::Gguf_iq2_xxs;
+inline constexpr DType gguf_iq2_xs_ = DType::Gguf_iq2_xs;
+inline constexpr DType gguf_iq3_xxs_ = DType::Gguf_iq3_xxs;
+inline constexpr DType gguf_iq1_s_ = DType::Gguf_iq1_s;
+inline constexpr DType gguf_iq4_nl_ = DType::Gguf_iq4_nl;
+inline constexpr DType gguf_iq3_s_ = DType::Gguf_iq3_s;
+inline constexpr DType gguf_iq2_s_ = DType::Gguf_iq2_s;
+inline constexpr DType gguf_iq4_xs_ = DType::Gguf_iq4_xs;
+inline constexpr DType gguf_iq1_m_ = DType::Gguf_iq1_m;
+inline constexpr DType gguf_tq1_0_ = DType::Gguf_tq1_0;
+inline constexpr DType gguf_tq2_0_ = DType::Gguf_tq2_0;
+inline constexpr DType gguf_mxfp4_ = DType::Gguf_mxfp4;
+inline constexpr DType gguf_nvfp4_ = DType::Gguf_nvfp4;
+inline constexpr DType gguf_q1_0_ = DType::Gguf_q1_0;
+inline constexpr DType gguf_q2_0_ = DType::Gguf_q2_0;
 
-inline constexpr std::size_t dtype_count = 24;
-inline constexpr std::array<DType, dtype_count> all_dtypes = {
-    bool_,           uint8,           int8,           int16,           int32,
-    int64,           uint16,          uint32,         uint64,          float16,
-    bfloat16,        float32,         float64,        complex64,       complex128,
-    float8_e4m3fn_,  float8_e5m2_,    float8_e4m3fnuz_, float8_e5m2fnuz_, float8_e8m0fnu_,
-    complex32_,      float4_e2m1fn_x2_, float6_e2m3fn_x4_, float6_e3m2fn_x4_};
+inline constexpr std::size_t dtype_count = 51;
+/// Every dtype, in DType order.
+inline constexpr std::array<DType, dtype_count> all_dtypes = [] {
+  std::array<DType, dtype_count> dtypes{};
+  for (std::size_t i = 0; i < dtype_count; ++i) dtypes[i] = DType(i);
+  return dtypes;
+}();
 
 /// The C++ element types, in DType order.
 using element_types = std::tuple<bool, std::uint8_t, std::int8_t, std::int16_t, std::int32_t,
@@ -69,7 +98,8 @@ using element_types = std::tuple<bool, std::uint8_t, std::int8_t, std::int16_t, 
                                  Eigen::half, Eigen::bfloat16, float, double,
                                  std::complex<float>, std::complex<double>,
                                  float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu,
-                                 complex32, float4_e2m1fn_x2, float6_e2m3fn_x4, float6_e3m2fn_x4>;
+                                 complex32, float4_e2m1fn_x2, float6_e2m3fn_x4, float6_e3m2fn_x4,
+                                 gguf_q4_0, gguf_q4_1, gguf_q5_0, gguf_q5_1, gguf_q8_0, gguf_q8_1, gguf_q2_k, gguf_q3_k, gguf_q4_k, gguf_q5_k, gguf_q6_k, gguf_q8_k, gguf_iq2_xxs, gguf_iq2_xs, gguf_iq3_xxs, gguf_iq1_s, gguf_iq4_nl, gguf_iq3_s, gguf_iq2_s, gguf_iq4_xs, gguf_iq1_m, gguf_tq1_0, gguf_tq2_0, gguf_mxfp4, gguf_nvfp4, gguf_q1_0, gguf_q2_0>;
 
 /// The C++ type that stores one element of dtype `D`.
 template <DType D>
@@ -87,7 +117,7 @@ inline constexpr int dtype_index_v =
     dtype_index<std::remove_const_t<T>>(std::make_index_sequence<dtype_count>{});
 }  // namespace detail
 
-/// Whether `T` (const or not) is one of the 24 element types.
+/// Whether `T` (const or not) is one of the element types.
 template <class T>
 concept Element = detail::dtype_index_v<T> >= 0;
 
@@ -97,7 +127,7 @@ inline constexpr DType dtype_of = static_cast<DType>(detail::dtype_index_v<T>);
 
 namespace detail {
 template <class... Types>
-constexpr std::array<std::uint8_t, sizeof...(Types)> element_sizes(std::type_identity<std::tuple<Types...>>) {
+constexpr std::array<std::uint16_t, sizeof...(Types)> element_sizes(std::type_identity<std::tuple<Types...>>) {
   return {sizeof(Types)...};
 }
 template <class... Types>
@@ -113,7 +143,8 @@ inline constexpr std::array<std::string_view, dtype_count> dtype_names = {
     "bool",   "uint8",   "int8",     "int16",   "int32",   "int64",     "uint16",    "uint32",
     "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
     "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "complex32",
-    "float4_e2m1fn_x2", "float6_e2m3fn_x4", "float6_e3m2fn_x4"};
+    "float4_e2m1fn_x2", "float6_e2m3fn_x4", "float6_e3m2fn_x4",
+    "gguf_q4_0", "gguf_q4_1", "gguf_q5_0", "gguf_q5_1", "gguf_q8_0", "gguf_q8_1", "gguf_q2_k", "gguf_q3_k", "gguf_q4_k", "gguf_q5_k", "gguf_q6_k", "gguf_q8_k", "gguf_iq2_xxs", "gguf_iq2_xs", "gguf_iq3_xxs", "gguf_iq1_s", "gguf_iq4_nl", "gguf_iq3_s", "gguf_iq2_s", "gguf_iq4_xs", "gguf_iq1_m", "gguf_tq1_0", "gguf_tq2_0", "gguf_mxfp4", "gguf_nvfp4", "gguf_q1_0", "gguf_q2_0"};
 
 [[noreturn]] ZT_API void throw_invalid_dtype(DType dtype);
 
@@ -126,7 +157,7 @@ inline constexpr std::array<std::string_view, dtype_count> dtype_names = {
 }
 }  // namespace detail
 
-/// Bytes per element; for the packed sub-byte types, bytes per group of values.
+/// Bytes per element; for the packed types, bytes per group or block of values.
 [[nodiscard]] constexpr std::size_t itemsize(DType dtype) { return detail::itemsizes[detail::table_index(dtype)]; }
 
 /// Required address alignment of one element (alignof of its C++ type).
@@ -143,7 +174,8 @@ inline constexpr std::array<std::string_view, dtype_count> dtype_names = {
 namespace detail {
 /// What a dtype's elements are: the one fact every "is_*" predicate and element trait reads.
 enum class DTypeKind : std::uint8_t { boolean, unsigned_integer, signed_integer, floating, float8, complex, packed };
-inline constexpr std::array<DTypeKind, dtype_count> dtype_kinds = {
+/// The 24 dtypes before the GGUF blocks; every GGUF block is packed.
+inline constexpr std::array<DTypeKind, 24> dtype_kinds = {
     DTypeKind::boolean,          DTypeKind::unsigned_integer, DTypeKind::signed_integer, DTypeKind::signed_integer,
     DTypeKind::signed_integer,   DTypeKind::signed_integer,   DTypeKind::unsigned_integer, DTypeKind::unsigned_integer,
     DTypeKind::unsigned_integer, DTypeKind::floating,         DTypeKind::floating,       DTypeKind::floating,
@@ -152,7 +184,8 @@ inline constexpr std::array<DTypeKind, dtype_count> dtype_kinds = {
     DTypeKind::complex,          DTypeKind::packed,           DTypeKind::packed,         DTypeKind::packed};
 [[nodiscard]] constexpr DTypeKind kind(DType d) noexcept {
   const auto index = static_cast<std::size_t>(d);
-  return index < dtype_count ? dtype_kinds[index] : DTypeKind::boolean;
+  if (index < dtype_kinds.size()) return dtype_kinds[index];
+  return index < dtype_count ? DTypeKind::packed : DTypeKind::boolean;
 }
 }  // namespace detail
 
@@ -160,10 +193,15 @@ inline constexpr std::array<DTypeKind, dtype_count> dtype_kinds = {
 [[nodiscard]] constexpr bool is_complex(DType d) noexcept { return detail::kind(d) == detail::DTypeKind::complex; }
 /// The 8-bit floating-point types (float8_*).
 [[nodiscard]] constexpr bool is_float8(DType d) noexcept { return detail::kind(d) == detail::DTypeKind::float8; }
-/// The packed sub-byte types, whose one element holds several values (see packed_floats.hpp).
+/// The packed types, whose one element holds several values: the sub-byte floats
+/// (packed_floats.hpp) and GGUF's blocks (gguf_blocks.hpp).
 [[nodiscard]] constexpr bool is_packed(DType d) noexcept { return detail::kind(d) == detail::DTypeKind::packed; }
+/// GGUF's block-quantized types, gguf_q4_0_ to gguf_q2_0_ (gguf_blocks.hpp).
+[[nodiscard]] constexpr bool is_gguf_block(DType d) noexcept {
+  return d >= DType::Gguf_q4_0 && std::size_t(d) < dtype_count;
+}
 /// As torch.dtype.is_floating_point: float16, bfloat16, float32, float64, the 8-bit and
-/// the packed sub-byte floats.
+/// the packed floats (GGUF's blocks hold floating-point values too).
 [[nodiscard]] constexpr bool is_floating_point(DType d) noexcept {
   return detail::kind(d) == detail::DTypeKind::floating || is_float8(d) || is_packed(d);
 }
@@ -246,6 +284,33 @@ decltype(auto) dispatch(DType dtype, F&& f) {
     ZT_DISPATCH_CASE(DType::Float4_e2m1fn_x2)
     ZT_DISPATCH_CASE(DType::Float6_e2m3fn_x4)
     ZT_DISPATCH_CASE(DType::Float6_e3m2fn_x4)
+ZT_DISPATCH_CASE(DType::Gguf_q4_0)
+    ZT_DISPATCH_CASE(DType::Gguf_q4_1)
+    ZT_DISPATCH_CASE(DType::Gguf_q5_0)
+    ZT_DISPATCH_CASE(DType::Gguf_q5_1)
+    ZT_DISPATCH_CASE(DType::Gguf_q8_0)
+    ZT_DISPATCH_CASE(DType::Gguf_q8_1)
+    ZT_DISPATCH_CASE(DType::Gguf_q2_k)
+    ZT_DISPATCH_CASE(DType::Gguf_q3_k)
+    ZT_DISPATCH_CASE(DType::Gguf_q4_k)
+    ZT_DISPATCH_CASE(DType::Gguf_q5_k)
+    ZT_DISPATCH_CASE(DType::Gguf_q6_k)
+    ZT_DISPATCH_CASE(DType::Gguf_q8_k)
+    ZT_DISPATCH_CASE(DType::Gguf_iq2_xxs)
+    ZT_DISPATCH_CASE(DType::Gguf_iq2_xs)
+    ZT_DISPATCH_CASE(DType::Gguf_iq3_xxs)
+    ZT_DISPATCH_CASE(DType::Gguf_iq1_s)
+    ZT_DISPATCH_CASE(DType::Gguf_iq4_nl)
+    ZT_DISPATCH_CASE(DType::Gguf_iq3_s)
+    ZT_DISPATCH_CASE(DType::Gguf_iq2_s)
+    ZT_DISPATCH_CASE(DType::Gguf_iq4_xs)
+    ZT_DISPATCH_CASE(DType::Gguf_iq1_m)
+    ZT_DISPATCH_CASE(DType::Gguf_tq1_0)
+    ZT_DISPATCH_CASE(DType::Gguf_tq2_0)
+    ZT_DISPATCH_CASE(DType::Gguf_mxfp4)
+    ZT_DISPATCH_CASE(DType::Gguf_nvfp4)
+    ZT_DISPATCH_CASE(DType::Gguf_q1_0)
+    ZT_DISPATCH_CASE(DType::Gguf_q2_0)
 #undef ZT_DISPATCH_CASE
   }
   detail::throw_invalid_dtype(dtype);

@@ -19,7 +19,7 @@ struct DTypeFormats {
   std::string_view numpy;        ///< descr without its byte-order character; empty: NumPy has none
   std::string_view safetensors;  ///< empty: safetensors has none
   dlpack::TypeCode dlpack_code;
-  std::uint8_t dlpack_bits;  ///< per lane
+  std::uint8_t dlpack_bits;  ///< per lane; 0: DLPack has no such type (GGUF's blocks)
   /// Values per element: 1, or how many sub-byte values a packed element holds. DLPack's
   /// lanes (as PyTorch exports float4_e2m1fn_x2) and the factor between a packed tensor's
   /// last extent in safetensors (which counts values) and in zerotensor (which counts groups).
@@ -57,12 +57,39 @@ inline constexpr std::array<DTypeFormats, dtype_count> dtype_formats = {{
     {"", "F4", dlpack::TypeCode::Float4_e2m1fn, 4, 2, "", ""},
     {"", "F6_E2M3", dlpack::TypeCode::Float6_e2m3fn, 6, 4, "", ""},
     {"", "F6_E3M2", dlpack::TypeCode::Float6_e3m2fn, 6, 4, "", ""},
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_q4_0
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_q4_1
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_q5_0
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_q5_1
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_q8_0
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_q8_1
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_q2_k
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_q3_k
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_q4_k
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_q5_k
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_q6_k
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_q8_k
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_iq2_xxs
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_iq2_xs
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_iq3_xxs
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_iq1_s
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_iq4_nl
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_iq3_s
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_iq2_s
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_iq4_xs
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_iq1_m
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_tq1_0
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_tq2_0
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_mxfp4
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_nvfp4
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_q1_0
+    {"", "", dlpack::TypeCode::OpaqueHandle, 0, 0, "", ""},  // gguf_q2_0
 }};
 
 static_assert([] {
   for (DType dtype : all_dtypes) {
     const DTypeFormats& formats = dtype_formats[std::size_t(dtype)];
-    if (formats.dlpack_bits * formats.lanes != 8 * itemsize(dtype)) return false;
+    if (formats.dlpack_bits != 0 && formats.dlpack_bits * formats.lanes != 8 * itemsize(dtype)) return false;
   }
   return true;
 }(), "dtype_formats: every dtype's DLPack bits times lanes must equal its itemsize");

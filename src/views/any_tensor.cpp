@@ -25,7 +25,7 @@ void throw_as_mismatch(DType expected_dtype, std::size_t expected_rank, bool wan
 void throw_visit_outside(DType dtype, std::string_view set_name, std::span<const DType> set) {
   std::string members;
   for (DType member : set) members += concat(members.empty() ? "" : ", ", member);
-  const std::string_view wider = is_packed(dtype) ? "all" : "numeric";
+  const std::string_view wider = is_gguf_block(dtype) ? "all_and_gguf_blocks" : is_packed(dtype) ? "all" : "numeric";
   throw TypeError(concat("visit: f is compiled for zt::dtypes::", set_name, " (", members, "), which does not hold ",
                          dtype, "; call visit<zt::dtypes::", wider, ">(f) to compile f for it too"));
 }

@@ -48,7 +48,7 @@ DType promote_integers(DType a, DType b) {
 namespace detail {
 void throw_invalid_dtype(DType dtype) {
   throw ValueError(concat("invalid DType value ", unsigned(dtype), "; the dtypes are 0 (bool) to ", dtype_count - 1,
-                          " (float6_e3m2fn_x4)"));
+                          " (", name(all_dtypes.back()), ")"));
 }
 }  // namespace detail
 

@@ -55,8 +55,10 @@ inline index_t uniform(std::mt19937_64& rng, index_t low, index_t high) {
 }
 inline bool chance(std::mt19937_64& rng, double p) { return std::bernoulli_distribution(p)(rng); }
 
+/// One of PyTorch's dtypes (zt::dtypes::all), which every format and interchange carries.
 inline zt::DType random_dtype(std::mt19937_64& rng) {
-  return zt::all_dtypes[std::size_t(uniform(rng, 0, index_t(zt::dtype_count) - 1))];
+  constexpr auto& dtypes = zt::dtypes::all::members;
+  return dtypes[std::size_t(uniform(rng, 0, index_t(dtypes.size()) - 1))];
 }
 
 /// A shape and strides (in elements) and how far they reach from the first element.

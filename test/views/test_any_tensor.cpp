@@ -192,13 +192,16 @@ BOOST_AUTO_TEST_CASE(visit_compiles_a_function_for_the_classic_dtypes_only_unles
 BOOST_AUTO_TEST_CASE(dtype_sets_never_grow_and_hold_their_named_dtypes) {
   static_assert(zt::dtypes::classic::members.size() == 15);
   static_assert(zt::dtypes::numeric::members.size() == 21);
-  static_assert(zt::dtypes::all::members.size() == zt::dtype_count);
+  static_assert(zt::dtypes::all::members.size() == 24);
+  static_assert(zt::dtypes::gguf_blocks::members.size() == 27);
+  static_assert(zt::dtypes::all_and_gguf_blocks::members.size() == zt::dtype_count);
   static_assert(zt::dtypes::integral::contains(zt::uint8) && !zt::dtypes::integral::contains(zt::uint16));
   static_assert(zt::dtypes::floating::contains(zt::float64) && !zt::dtypes::floating::contains(zt::float16));
   static_assert(zt::dtypes::all_types_and_complex::contains(zt::complex128) &&
                 !zt::dtypes::all_types_and_complex::contains(zt::complex32_));
   for (zt::DType dtype : zt::dtypes::all::members) BOOST_TEST(zt::dtypes::all::contains(dtype));
-  BOOST_TEST(zt::dtypes::all::members == zt::all_dtypes);
+  BOOST_TEST(zt::dtypes::all_and_gguf_blocks::members == zt::all_dtypes);
+  for (zt::DType dtype : zt::dtypes::gguf_blocks::members) BOOST_TEST(zt::is_gguf_block(dtype));
 }
 
 BOOST_AUTO_TEST_CASE(to_dtype_follows_pytorch_value_rules) {

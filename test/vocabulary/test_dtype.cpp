@@ -17,14 +17,23 @@ constexpr bool round_trips = zt::dtype_of<zt::type_of<D>> == D;
 
 BOOST_AUTO_TEST_SUITE(dtype)
 
-BOOST_AUTO_TEST_CASE(itemsize_name_and_alignment_of_all_24) {
-  const std::array<std::size_t, 24> sizes = {1, 1, 1, 2, 4, 8, 2, 4, 8, 2, 2, 4, 8, 8, 16, 1, 1, 1, 1, 1, 4, 1, 3, 3};
-  const std::array<std::string_view, 24> names = {
+BOOST_AUTO_TEST_CASE(itemsize_name_and_alignment_of_all_51) {
+  const std::array<std::size_t, 51> sizes = {1,  1,  1,  2,   4,   8,   2,   4,   8,   2,  2,  4,  8,  8,  16, 1,  1,
+                                             1,  1,  1,  4,   1,   3,   3,   18,  20,  22, 24, 34, 36, 84, 110, 144, 176,
+                                             210, 292, 66, 74, 98, 50, 18, 110, 82, 136, 56, 54, 66, 17, 36, 18, 18};
+  const std::array<std::string_view, 51> names = {
       "bool",          "uint8",           "int8",          "int16",           "int32",
       "int64",         "uint16",          "uint32",        "uint64",          "float16",
       "bfloat16",      "float32",         "float64",       "complex64",       "complex128",
       "float8_e4m3fn", "float8_e5m2",     "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
-      "complex32",     "float4_e2m1fn_x2", "float6_e2m3fn_x4", "float6_e3m2fn_x4"};
+      "complex32",     "float4_e2m1fn_x2", "float6_e2m3fn_x4", "float6_e3m2fn_x4",
+      "gguf_q4_0",     "gguf_q4_1",       "gguf_q5_0",     "gguf_q5_1",       "gguf_q8_0",
+      "gguf_q8_1",     "gguf_q2_k",       "gguf_q3_k",     "gguf_q4_k",       "gguf_q5_k",
+      "gguf_q6_k",     "gguf_q8_k",       "gguf_iq2_xxs",  "gguf_iq2_xs",     "gguf_iq3_xxs",
+      "gguf_iq1_s",    "gguf_iq4_nl",     "gguf_iq3_s",    "gguf_iq2_s",      "gguf_iq4_xs",
+      "gguf_iq1_m",    "gguf_tq1_0",      "gguf_tq2_0",    "gguf_mxfp4",      "gguf_nvfp4",
+      "gguf_q1_0",     "gguf_q2_0"};
+  BOOST_TEST(zt::all_dtypes.size() == sizes.size());
   for (std::size_t i = 0; i < zt::all_dtypes.size(); ++i) {
     BOOST_TEST(zt::itemsize(zt::all_dtypes[i]) == sizes[i]);
     BOOST_TEST(zt::name(zt::all_dtypes[i]) == names[i]);
@@ -34,15 +43,19 @@ BOOST_AUTO_TEST_CASE(itemsize_name_and_alignment_of_all_24) {
   BOOST_TEST(zt::alignment(zt::float16) == 2u);
   BOOST_TEST(zt::alignment(zt::complex32_) == 2u);
   BOOST_TEST(zt::alignment(zt::float6_e2m3fn_x4_) == 1u);
+  BOOST_TEST(zt::alignment(zt::gguf_q8_k_) == 1u);
+  BOOST_TEST(zt::is_gguf_block(zt::gguf_q4_k_));
+  BOOST_TEST(zt::is_packed(zt::gguf_q2_0_));
+  BOOST_TEST(!zt::is_gguf_block(zt::float6_e3m2fn_x4_));
 }
 
 BOOST_AUTO_TEST_CASE(invalid_dtype_values_are_value_errors) {
-  for (const auto value : {24, 200, 255}) {
+  for (const auto value : {51, 200, 255}) {
     const auto invalid = static_cast<zt::DType>(value);
     BOOST_TEST_CONTEXT("DType(" << value << ")") {
       const auto names_it = [&](const zt::ValueError& e) {
         return message_has(e, "invalid DType value " + std::to_string(value) +
-                                  "; the dtypes are 0 (bool) to 23 (float6_e3m2fn_x4)");
+                                  "; the dtypes are 0 (bool) to 50 (gguf_q2_0)");
       };
       BOOST_CHECK_EXCEPTION((void)zt::itemsize(invalid), zt::ValueError, names_it);
       BOOST_CHECK_EXCEPTION((void)zt::alignment(invalid), zt::ValueError, names_it);

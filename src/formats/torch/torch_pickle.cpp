@@ -58,7 +58,7 @@ constexpr std::string_view unsupported_dtypes[] = {"qint8", "quint8", "qint32", 
 /// The dtype a global names ("torch.float32"), if it names one.
 std::optional<DType> dtype_global(std::string_view global) {
   for (DType dtype : all_dtypes) {
-    if (global.starts_with("torch.") && global.substr(6) == name(dtype)) return dtype;
+    if (!is_gguf_block(dtype) && global.starts_with("torch.") && global.substr(6) == name(dtype)) return dtype;
   }
   return std::nullopt;
 }

@@ -60,7 +60,8 @@ std::string describe_type(dlpack::DataType type) {
 DType dtype_from_dlpack(dlpack::DataType type) {
   for (DType dtype : all_dtypes) {
     const detail::DTypeFormats& formats = detail::dtype_formats[std::size_t(dtype)];
-    if (type.code == std::uint8_t(formats.dlpack_code) && type.bits == formats.dlpack_bits && type.lanes == formats.lanes)
+    if (formats.dlpack_bits != 0 && type.code == std::uint8_t(formats.dlpack_code) &&
+        type.bits == formats.dlpack_bits && type.lanes == formats.lanes)
       return dtype;
   }
   throw_unsupported_type(type);
@@ -258,6 +259,8 @@ struct Export {
 template <class Managed>
 Managed* export_tensor(const AnyTensor& view) {
   using Block = Export<Managed>;
+  if (detail::dtype_formats[std::size_t(view.dtype())].dlpack_bits == 0)
+    throw TypeError(detail::concat("to_dlpack: DLPack has no ", view.dtype(), " dtype"));
   static_assert(alignof(Block) % alignof(std::int64_t) == 0 && sizeof(Block) % alignof(std::int64_t) == 0);
   const std::size_t rank = view.rank();
   void* memory = ::operator new(sizeof(Block) + 2 * rank * sizeof(std::int64_t));
