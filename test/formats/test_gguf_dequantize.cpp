@@ -105,8 +105,8 @@ BOOST_DATA_TEST_CASE(each_covered_type_decodes_the_reference_blocks_to_the_gguf_
   const auto& type = type_named(name);
   BOOST_TEST_REQUIRE(zt::detail::dequantizes(type.number));
   const Reference expected = reference(name);
-  BOOST_TEST_REQUIRE(expected.blocks.size() % type.block_bytes == 0);
-  BOOST_TEST_REQUIRE(expected.values.size() == expected.blocks.size() / type.block_bytes * type.block_values);
+  BOOST_TEST_REQUIRE(expected.blocks.size() % type.block_bytes() == 0);
+  BOOST_TEST_REQUIRE(expected.values.size() == expected.blocks.size() / type.block_bytes() * type.block_values);
   BOOST_TEST_MESSAGE(name << ": " << expected.values.size() << " values compared");
   BOOST_TEST(mismatches(type, expected, 0) == 0u);
 }

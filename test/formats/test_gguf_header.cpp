@@ -18,74 +18,19 @@
 
 #include "formats/gguf/ggml_types.hpp"
 #include "formats/gguf/gguf_header.hpp"
+#include "support/gguf_bytes.hpp"
 #include "support/message_check.hpp"
 #include "zerotensor/error.hpp"
 #include "zerotensor/gguf_value.hpp"
 
 using zt::GgufType;
 using zt::GgufValue;
+using zt_test::GgufBytes;
+using zt_test::preamble;
 
 namespace {
 
 constexpr std::uint32_t f32 = 0, f16 = 1, q4_0 = 2, q4_k = 12;
-
-/// A GGUF file under construction: numbers appended in the file's byte order.
-struct GgufBytes {
-  bool big_endian = false;
-  std::string data;
-
-  template <class T>
-  GgufBytes& put(T value) {
-    char raw[sizeof(T)];
-    std::memcpy(raw, &value, sizeof(T));
-    if (big_endian != (std::endian::native == std::endian::big)) std::reverse(std::begin(raw), std::end(raw));
-    data.append(raw, sizeof(T));
-    return *this;
-  }
-
-  GgufBytes& text(std::string_view value) {
-    put(std::uint64_t(value.size()));
-    data += value;
-    return *this;
-  }
-
-  /// A key and its value type; the value follows.
-  GgufBytes& key(std::string_view name, GgufType type) {
-    text(name);
-    return put(std::uint32_t(type));
-  }
-
-  /// An array's element type and count; the elements follow.
-  GgufBytes& array(GgufType element_type, std::uint64_t size) {
-    put(std::uint32_t(element_type));
-    return put(size);
-  }
-
-  GgufBytes& info(std::string_view name, std::initializer_list<std::int64_t> dims, std::uint32_t ggml_type,
-                  std::uint64_t offset) {
-    text(name);
-    put(std::uint32_t(dims.size()));
-    for (const std::int64_t d : dims) put(d);
-    put(ggml_type);
-    return put(offset);
-  }
-
-  GgufBytes& pad(std::size_t alignment) {
-    data.resize((data.size() + alignment - 1) / alignment * alignment, '\0');
-    return *this;
-  }
-
-  GgufBytes& zeros(std::size_t count) {
-    data.append(count, '\0');
-    return *this;
-  }
-};
-
-/// The magic, the version and the counts.
-GgufBytes preamble(std::uint64_t tensors, std::uint64_t pairs, bool big_endian = false, std::uint32_t version = 3) {
-  GgufBytes file{big_endian, "GGUF"};
-  return file.put(version).put(tensors).put(pairs);
-}
 
 zt::detail::GgufHeader parse(const std::string& data) {
   return zt::detail::parse_gguf_header(std::as_bytes(std::span(data.data(), data.size())), "test.gguf");
@@ -476,7 +421,7 @@ BOOST_AUTO_TEST_CASE(the_ggml_type_table_has_every_type_ggml_defines) {
   const std::vector<std::uint32_t> expected = {0,  1,  2,  3,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
                                                20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 34, 35, 39, 40, 41, 42};
   BOOST_TEST(numbers == expected, boost::test_tools::per_element());
-  BOOST_TEST(zt::detail::ggml_type(9)->block_bytes == 36u);  // ggml's q8_1: two halves and 32 bytes
+  BOOST_TEST(zt::detail::ggml_type(9)->block_bytes() == 36u);  // ggml's q8_1: two halves and 32 bytes
   BOOST_TEST(zt::detail::ggml_type(42)->name == "q2_0");
   BOOST_TEST(zt::detail::ggml_type(42)->block_values == 64u);
 }

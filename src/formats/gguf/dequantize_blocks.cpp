@@ -319,7 +319,7 @@ using Decoder = void (*)(Bytes, std::size_t, float*);
 /// A block decoder applied to `n` blocks in a row, the block's sizes from the type table.
 template <std::uint32_t Type, void (*Decode)(Bytes, float*)>
 void each_block(Bytes in, std::size_t n, float* out) {
-  constexpr auto bytes = ggml_type(Type)->block_bytes, values = ggml_type(Type)->block_values;
+  constexpr auto bytes = ggml_type(Type)->block_bytes(), values = ggml_type(Type)->block_values;
   for (std::size_t i = 0; i < n; ++i) Decode(in + i * bytes, out + i * values);
 }
 
@@ -355,10 +355,10 @@ void dequantize_blocks(std::uint32_t type, std::span<const std::byte> blocks, st
   if (info->block_values == 1) throw TypeError(name + " is not a block-quantized type");
   const Decoder decode = decoder(type);
   if (decode == nullptr) throw TypeError("cannot dequantize " + name + " blocks yet");
-  if (blocks.size() % info->block_bytes != 0)
+  if (blocks.size() % info->block_bytes() != 0)
     throw ValueError(std::to_string(blocks.size()) + " bytes are not whole " + name + " blocks of " +
-                     std::to_string(info->block_bytes) + " bytes");
-  const std::size_t n = blocks.size() / info->block_bytes;
+                     std::to_string(info->block_bytes()) + " bytes");
+  const std::size_t n = blocks.size() / info->block_bytes();
   if (out.size() / info->block_values != n || out.size() % info->block_values != 0)
     throw ValueError(std::to_string(n) + " " + name + " blocks hold " + std::to_string(n * info->block_values) +
                      " values, the output has room for " + std::to_string(out.size()));

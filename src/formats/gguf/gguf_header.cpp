@@ -270,7 +270,7 @@ class Reader {
       fail("the innermost dimension ", innermost, " is not a multiple of the ", type.block_values, " values of a ",
            type.name, " block");
     std::uint64_t bytes = 0;
-    if (mul_overflows(std::uint64_t(count) / type.block_values, std::uint64_t(type.block_bytes), bytes))
+    if (mul_overflows(std::uint64_t(count) / type.block_values, std::uint64_t(type.block_bytes()), bytes))
       fail("dimensions ", shape_string(dims), " (innermost first) of ", type.name, " take more than 2^64 bytes");
     return bytes;
   }
