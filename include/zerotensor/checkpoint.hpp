@@ -1,10 +1,16 @@
-// zt::load_checkpoint: a whole model — a Hugging Face model directory, its index file, or
-// one checkpoint file — in one call.
+// zt::load_checkpoint: a whole model — a Hugging Face model directory, its index file, one
+// checkpoint file, or a GGUF model — in one call.
 //
 // A directory is searched for model.safetensors.index.json, model.safetensors,
 // pytorch_model.bin.index.json and pytorch_model.bin; the safetensors files win over the
 // .bin ones (as transformers prefers them), and a directory holding both an index and the
-// single file of one format is refused, since either could be stale.
+// single file of one format is refused, since either could be stale. A directory holding none
+// of them is searched for one GGUF model: a *.gguf file, or the parts of a split model
+// (<prefix>-00001-of-00003.gguf, ...); several models there are refused (name the file).
+//
+// A GGUF model's parts are read as shards are, each tensor a view of its own part, as load_gguf
+// (gguf.hpp) gives them; `shard_of` names each tensor's part, and `metadata` holds the first
+// part's metadata as text (zt::to_string of each GgufValue).
 //
 // The index (`{"metadata": {...}, "weight_map": {"tensor": "shard file", ...}}`) is read
 // strictly: through the same JSON reader as safetensors headers (duplicate names, deep
@@ -86,8 +92,8 @@ struct CheckpointOptions {
 /// a single .bin file: its other leaves in `values`, as load_torch gives them).
 using Checkpoint = LoadedTensors;
 
-/// Loads the checkpoint at `path` (a directory, a *.index.json, a *.safetensors or a *.bin
-/// file). IOError for a path or shard that cannot be opened and for a directory holding no
+/// Loads the checkpoint at `path` (a directory, a *.index.json, a *.safetensors, a *.bin or a
+/// *.gguf file). IOError for a path or shard that cannot be opened and for a directory holding no
 /// checkpoint; ValueError for a malformed index or shard, a shard name that is not a plain
 /// file name, a listed tensor missing from its shard, a name in `names` the checkpoint does
 /// not have, a directory holding both an index and the single file, or another file type.

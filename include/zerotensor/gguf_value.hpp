@@ -115,4 +115,9 @@ class ZT_API GgufValue {
       value_;
 };
 
+/// The value as text: a string as it is, a number in the shortest form that reads back exactly
+/// (a NaN or infinity as nan, inf or -inf), a bool as true or false, an array as JSON
+/// (["a", "b"], [[1, 2], [3]]; non-finite numbers in it as null).
+[[nodiscard]] ZT_API std::string to_string(const GgufValue& value);
+
 }  // namespace zt

@@ -319,7 +319,7 @@ BOOST_AUTO_TEST_CASE(single_files_and_directories) {
   BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(empty.path()), zt::IOError,
                         with_message<zt::IOError>("load_checkpoint: <" + empty.path().string() +
                                                   ">: no model.safetensors.index.json, model.safetensors, "
-                                                  "pytorch_model.bin.index.json or pytorch_model.bin"));
+                                                  "pytorch_model.bin.index.json, pytorch_model.bin or *.gguf model"));
   BOOST_CHECK_EXCEPTION(
       (void)zt::load_checkpoint(empty / "none"), zt::IOError,
       with_message<zt::IOError>("load_checkpoint: <" + (empty / "none").string() + ">: No such file or directory (2)"));
@@ -327,7 +327,7 @@ BOOST_AUTO_TEST_CASE(single_files_and_directories) {
   BOOST_CHECK_EXCEPTION((void)zt::load_checkpoint(empty / "notes.txt"), zt::ValueError,
                         with_message<zt::ValueError>("load_checkpoint: <" + (empty / "notes.txt").string() +
                                                      ">: not a checkpoint: expected a directory, a *.index.json, "
-                                                     "a *.safetensors or a *.bin file"));
+                                                     "a *.safetensors, a *.bin or a *.gguf file"));
 }
 
 BOOST_AUTO_TEST_CASE(bin_checkpoints_load_each_shard_with_the_torch_reader) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "support/file_test_support.hpp"
 #include "support/gguf_bytes.hpp"
 #include "support/message_check.hpp"
+#include "zerotensor/checkpoint.hpp"
 #include "zerotensor/gguf.hpp"
 
 using zt::GgufType;
@@ -52,6 +54,24 @@ std::vector<float> floats(const zt::AnyTensor& tensor) {
 
 void write(const std::filesystem::path& path, const GgufBytes& file) {
   zt_test::write_bytes(path, std::vector<std::uint8_t>(file.data.begin(), file.data.end()));
+}
+
+/// Part `number` of a split model of `count` parts as llama.cpp's gguf-split writes it: its one
+/// tensor `tensor`, an F32 [2] holding `number` and 1, and the split keys (`total` tensors).
+GgufBytes part(std::uint16_t number, std::uint16_t count, std::string_view tensor, int total) {
+  GgufBytes file = preamble(1, 3);
+  file.key("split.no", GgufType::UInt16).put(number);
+  file.key("split.count", GgufType::UInt16).put(count);
+  file.key("split.tensors.count", GgufType::Int32).put(std::int32_t(total));
+  file.info(tensor, {2}, f32, 0).pad(32).put(float(number)).put(1.0f);
+  return file;
+}
+
+/// m-00001-of-00003.gguf to m-00003-of-00003.gguf in `dir`, holding the tensors a, b and c.
+void write_split_model(const std::filesystem::path& dir) {
+  write(dir / "m-00001-of-00003.gguf", part(0, 3, "a", 3));
+  write(dir / "m-00002-of-00003.gguf", part(1, 3, "b", 3));
+  write(dir / "m-00003-of-00003.gguf", part(2, 3, "c", 3));
 }
 
 }  // namespace
@@ -158,17 +178,7 @@ BOOST_AUTO_TEST_CASE(the_gguf_package_s_file_loads_every_type_with_its_dtype) {
 
 BOOST_AUTO_TEST_CASE(a_split_model_opens_from_its_first_part_each_tensor_a_view_of_its_part) {
   zt_test::TempDir dir;
-  const auto part = [&](std::uint16_t number, std::uint16_t count, std::string_view tensor, int total) {
-    GgufBytes file = preamble(1, 3);
-    file.key("split.no", GgufType::UInt16).put(number);
-    file.key("split.count", GgufType::UInt16).put(count);
-    file.key("split.tensors.count", GgufType::Int32).put(std::int32_t(total));
-    file.info(tensor, {2}, f32, 0).pad(32).put(float(number)).put(1.0f);
-    return file;
-  };
-  write(dir / "m-00001-of-00003.gguf", part(0, 3, "a", 3));
-  write(dir / "m-00002-of-00003.gguf", part(1, 3, "b", 3));
-  write(dir / "m-00003-of-00003.gguf", part(2, 3, "c", 3));
+  write_split_model(dir.path());
   const zt::GgufFile model = zt::load_gguf((dir / "m-00001-of-00003.gguf").string());
   BOOST_TEST(model.tensors.size() == 3u);
   BOOST_TEST(floats(model.at("c"))[0] == 2.0f);
@@ -177,23 +187,61 @@ BOOST_AUTO_TEST_CASE(a_split_model_opens_from_its_first_part_each_tensor_a_view_
 
   BOOST_CHECK_EXCEPTION(static_cast<void>(zt::load_gguf((dir / "m-00002-of-00003.gguf").string())), zt::ValueError,
                         with_message<zt::ValueError>(
-                            "m-00002-of-00003.gguf>: part 2 of 3 of a split model; load_gguf opens one from its first part"));
+                            "m-00002-of-00003.gguf>: part 2 of 3 of a split model; load a split model from its first part"));
   write(dir / "m-00003-of-00003.gguf", part(2, 3, "a", 3));
   BOOST_CHECK_EXCEPTION(static_cast<void>(zt::load_gguf((dir / "m-00001-of-00003.gguf").string())), zt::ValueError,
-                        with_message<zt::ValueError>("m-00003-of-00003.gguf>: tensor 'a' is also in <"));
+                        with_message<zt::ValueError>("m-00001-of-00003.gguf> and in <"));
   write(dir / "m-00003-of-00003.gguf", part(1, 3, "c", 3));
   BOOST_CHECK_EXCEPTION(static_cast<void>(zt::load_gguf((dir / "m-00001-of-00003.gguf").string())), zt::ValueError,
-                        with_message<zt::ValueError>("holds split.no 1 and split.count 3; expected 2 and 3"));
+                        with_message<zt::ValueError>("m-00003-of-00003.gguf>: part 3 of 3 of a split model holds split.no 1 and split.count 3; expected 2 and 3"));
   write(dir / "m-00003-of-00003.gguf", part(2, 3, "c", 4));
   write(dir / "m-00001-of-00003.gguf", part(0, 3, "a", 4));
   BOOST_CHECK_EXCEPTION(static_cast<void>(zt::load_gguf((dir / "m-00001-of-00003.gguf").string())), zt::ValueError,
-                        with_message<zt::ValueError>("split.tensors.count is 4 but the 3 parts hold 3 tensors"));
+                        with_message<zt::ValueError>("split.tensors.count is 4 but the model's parts hold 3 tensors"));
   std::filesystem::remove(dir / "m-00003-of-00003.gguf");
   BOOST_CHECK_THROW(static_cast<void>(zt::load_gguf((dir / "m-00001-of-00003.gguf").string())), zt::IOError);
   write(dir / "model.gguf", part(0, 3, "a", 3));
   BOOST_CHECK_EXCEPTION(static_cast<void>(zt::load_gguf((dir / "model.gguf").string())), zt::ValueError,
                         with_message<zt::ValueError>(
                             "the first of 3 parts of a split model, but its name does not end in -00001-of-00003.gguf"));
+}
+
+BOOST_AUTO_TEST_CASE(load_checkpoint_opens_a_directory_holding_a_gguf_model) {
+  zt_test::TempDir dir;
+  write_split_model(dir.path());
+  const zt::Checkpoint checkpoint = zt::load_checkpoint(dir.path().string());
+  BOOST_TEST(checkpoint.tensors.size() == 3u);
+  BOOST_TEST(floats(checkpoint.at("b"))[0] == 1.0f);
+  BOOST_TEST(checkpoint.shard_of.at("c") == "m-00003-of-00003.gguf");
+  BOOST_TEST(checkpoint.metadata.at("split.count") == "3");
+  BOOST_TEST(checkpoint.at("a").owner() != checkpoint.at("c").owner());
+
+  const zt::Checkpoint selected =
+      zt::load_checkpoint((dir / "m-00001-of-00003.gguf").string(), {.names = {"c"}, .threads = 2});
+  BOOST_TEST(selected.tensors.size() == 1u);
+  BOOST_TEST(floats(selected.at("c"))[0] == 2.0f);
+
+  write(dir / "other.gguf", two_tensors());
+  BOOST_CHECK_EXCEPTION(static_cast<void>(zt::load_checkpoint(dir.path().string())), zt::ValueError,
+                        with_message<zt::ValueError>(
+                            ">: holds 2 GGUF models (m-00001-of-00003.gguf, other.gguf); name the one to load"));
+  const zt::Checkpoint other = zt::load_checkpoint((dir / "other.gguf").string());
+  BOOST_TEST(other.metadata.at("general.name") == "two");
+  BOOST_TEST(other.at("q").dtype() == zt::gguf_q8_0_);
+}
+
+BOOST_AUTO_TEST_CASE(metadata_values_read_as_text) {
+  BOOST_TEST(zt::to_string(zt::GgufValue(std::string("llama"))) == "llama");
+  BOOST_TEST(zt::to_string(zt::GgufValue(0.1f)) == "0.1");
+  BOOST_TEST(zt::to_string(zt::GgufValue(-7.25)) == "-7.25");
+  BOOST_TEST(zt::to_string(zt::GgufValue(std::numeric_limits<float>::infinity())) == "inf");
+  BOOST_TEST(zt::to_string(zt::GgufValue(std::uint64_t(1) << 40)) == "1099511627776");
+  BOOST_TEST(zt::to_string(zt::GgufValue(true)) == "true");
+  const zt::GgufValue texts(GgufType::String, {zt::GgufValue(std::string("a")), zt::GgufValue(std::string("b\"\n"))});
+  BOOST_TEST(zt::to_string(texts) == R"(["a","b\"\n"])");
+  const zt::GgufValue nested(GgufType::Array, {zt::GgufValue(GgufType::Float32, {zt::GgufValue(0.1f)}),
+                                               zt::GgufValue(GgufType::Int8, {zt::GgufValue(std::int8_t(-1))})});
+  BOOST_TEST(zt::to_string(nested) == "[[0.1],[-1]]");
 }
 
 #if !(defined(ZT_CUDA) && ZT_CUDA)

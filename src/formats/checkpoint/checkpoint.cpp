@@ -6,11 +6,14 @@
 #include <array>
 #include <cerrno>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "vocabulary/concat.hpp"
 #include "formats/file_tensor.hpp"
 #include "formats/checkpoint/checkpoint_index.hpp"
 #include "formats/checkpoint/checkpoint_shards.hpp"
+#include "formats/gguf/gguf_parts.hpp"
 #include "memory/file_io.hpp"
 #include "formats/safetensors/safetensors_selected.hpp"
 #include "formats/torch/torch_load_selected.hpp"
@@ -36,8 +39,32 @@ bool names_a_file(const fs::path& path) {
 
 bool has_suffix(const fs::path& path, std::string_view suffix) { return path.native().ends_with(suffix); }
 
+/// The GGUF model of a directory holding no other checkpoint: its one *.gguf file, or the first
+/// part of its one split model. IOError when it holds none; ValueError when it holds several.
+Located locate_gguf_in_directory(const fs::path& directory) {
+  std::vector<fs::path> models;
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(directory, error))
+    if (has_suffix(entry.path(), ".gguf")) models.push_back(entry.path());
+  std::vector<fs::path> later_parts;
+  for (const fs::path& model : models) {
+    const std::vector<fs::path> parts = detail::gguf_part_paths(model);
+    later_parts.insert(later_parts.end(), parts.begin() + 1, parts.end());
+  }
+  std::erase_if(models, [&](const fs::path& model) { return std::ranges::count(later_parts, model) != 0; });
+  std::ranges::sort(models);
+  if (models.size() == 1) return {models.front(), false};
+  if (models.empty())
+    throw IOError(concat("load_checkpoint: <", directory.native(),
+                         ">: no model.safetensors.index.json, model.safetensors, pytorch_model.bin.index.json, "
+                         "pytorch_model.bin or *.gguf model"));
+  throw ValueError(concat("load_checkpoint: <", directory.native(), ">: holds ", models.size(), " GGUF models (",
+                          models[0].filename().native(), ", ", models[1].filename().native(),
+                          models.size() > 2 ? ", ..." : "", "); name the one to load"));
+}
+
 /// The checkpoint of a model directory: per format (safetensors first), its index or its
-/// single file; both at once is ambiguous.
+/// single file, both at once being ambiguous; then a GGUF model.
 Located locate_in_directory(const fs::path& directory) {
   constexpr std::array<std::array<const char*, 2>, 2> formats{
       {{"model.safetensors.index.json", "model.safetensors"}, {"pytorch_model.bin.index.json", "pytorch_model.bin"}}};
@@ -49,9 +76,7 @@ Located locate_in_directory(const fs::path& directory) {
                               "; name the one to load"));
     if (has_index || has_single) return {directory / (has_index ? index : single), has_index};
   }
-  throw IOError(concat("load_checkpoint: <", directory.native(),
-                       ">: no model.safetensors.index.json, model.safetensors, pytorch_model.bin.index.json or "
-                       "pytorch_model.bin"));
+  return locate_gguf_in_directory(directory);
 }
 
 Located locate(const fs::path& path) {
@@ -60,10 +85,10 @@ Located locate(const fs::path& path) {
     detail::throw_io_error(concat("load_checkpoint: <", path.native(), ">"), errno);
   if (S_ISDIR(status.st_mode)) return locate_in_directory(path);
   if (has_suffix(path, ".index.json")) return {path, true};
-  if (has_suffix(path, ".safetensors") || has_suffix(path, ".bin")) return {path, false};
-  throw ValueError(
-      concat("load_checkpoint: <", path.native(),
-             ">: not a checkpoint: expected a directory, a *.index.json, a *.safetensors or a *.bin file"));
+  if (has_suffix(path, ".safetensors") || has_suffix(path, ".bin") || has_suffix(path, ".gguf")) return {path, false};
+  throw ValueError(concat("load_checkpoint: <", path.native(),
+                          ">: not a checkpoint: expected a directory, a *.index.json, a *.safetensors, a *.bin or a "
+                          "*.gguf file"));
 }
 
 /// A .bin file's tensors that `keep` accepts, each on the device `device_of` names: one load for
@@ -134,6 +159,34 @@ void add_uploads(Checkpoint& checkpoint, detail::DeviceUploads& uploads, detail:
                  std::string_view description) {
   for (auto& [name, tensor] : uploads.run(description, reader.staged_progress()))
     checkpoint.tensors.emplace(std::move(name), std::move(tensor));
+}
+
+/// A GGUF model, its parts read as shards are: every tensor a view of its own part (or a copy,
+/// or queued for one staged copy to a device); the metadata is the first part's, as text.
+Checkpoint load_gguf_model(const fs::path& first, const CheckpointOptions& options, const LoadOptions& load) {
+  const std::string description = concat("load_checkpoint: <", first.native(), ">");
+  const std::vector<fs::path> parts = detail::gguf_part_paths(first);
+  std::vector<detail::ShardFile> files;
+  for (const fs::path& part : parts) files.push_back(shard_file(part, concat("load_checkpoint: <", part.native(), ">")));
+  const Keep keep = selection(options);
+  std::vector<GgufFile> loaded(parts.size());
+  std::vector<detail::DeviceUploads> uploads(parts.size());
+  detail::ShardReader reader(options, files);
+  reader.run([&](std::size_t i) {
+    loaded[i] = detail::load_gguf_part(parts[i], load, keep, uploads[i], options.device_map, i, parts.size());
+    return uploads[i].bytes();
+  });
+  GgufFile& model = loaded.front();
+  for (std::size_t i = 1; i < parts.size(); ++i) detail::merge_gguf_part(model, std::move(loaded[i]), description);
+  if (!keep) detail::check_gguf_tensor_count(model, description);
+  Checkpoint checkpoint;
+  checkpoint.tensors = std::move(model.tensors);
+  for (const auto& [name, part] : model.part_of) checkpoint.shard_of.emplace(name, fs::path(part).filename().native());
+  for (const auto& [key, value] : model.metadata) checkpoint.metadata.emplace(key, to_string(value));
+  for (std::size_t i = 1; i < uploads.size(); ++i) uploads[0].append(std::move(uploads[i]));
+  add_uploads(checkpoint, uploads[0], reader, description);
+  require_names(options, checkpoint, description);
+  return checkpoint;
 }
 
 Checkpoint load_single(const fs::path& path, const CheckpointOptions& options, const LoadOptions& load) {
@@ -210,7 +263,9 @@ Checkpoint load_checkpoint(PathRef path, CheckpointOptions options) {
                             " and device_map are both set; device_map alone places the tensors"));
   const Located located = locate(path.c_str());
   const LoadOptions load = options.load_options();
-  return located.index ? load_sharded(located.file, options, load) : load_single(located.file, options, load);
+  if (located.index) return load_sharded(located.file, options, load);
+  if (has_suffix(located.file, ".gguf")) return load_gguf_model(located.file, options, load);
+  return load_single(located.file, options, load);
 }
 
 }  // namespace zt

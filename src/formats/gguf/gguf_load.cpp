@@ -16,6 +16,7 @@
 #include "formats/file_tensor.hpp"
 #include "formats/gguf/ggml_types.hpp"
 #include "formats/gguf/gguf_header.hpp"
+#include "formats/gguf/gguf_parts.hpp"
 #include "formats/rank_slice.hpp"
 #include "vocabulary/concat.hpp"
 #include "zerotensor/error.hpp"
@@ -43,9 +44,11 @@ detail::StoredTensor stored_tensor(const detail::GgufTensorInfo& info, const det
 
 /// The tensors `keep` accepts (unset: all) and the metadata of the GGUF file in `file_bytes`,
 /// viewed or copied as its options say, each with `part` as the file it came from; those for a
-/// device other than the CPU are queued on `uploads` instead. `context` opens the messages.
+/// device other than the CPU (`device_of(name)`, unset: the options' device) are queued on
+/// `uploads` instead. `context` opens the messages.
 GgufFile read_gguf(const detail::FileBytes& file_bytes, const detail::LoadContext& context, const std::string& part,
-                   const std::function<bool(std::string_view)>& keep, detail::DeviceUploads& uploads) {
+                   const std::function<bool(std::string_view)>& keep, detail::DeviceUploads& uploads,
+                   const detail::DeviceOf& device_of) {
   const Buffer& bytes = file_bytes.bytes;
   const LoadOptions& options = file_bytes.options;
   detail::refuse_zip_archive(bytes.bytes(), ".gguf", context.source());
@@ -58,11 +61,13 @@ GgufFile read_gguf(const detail::FileBytes& file_bytes, const detail::LoadContex
     detail::StoredTensor stored = stored_tensor(info, header, describe);
     detail::narrow_stored_for_rank(slice, info.name, stored, describe);
     file.part_of.emplace(info.name, part);
-    if (options.device != cpu) {
-      uploads.add(info.name, bytes, stored, options, describe, file_bytes.direct);
+    LoadOptions placed = options;
+    if (device_of) placed.device = device_of(info.name);
+    if (placed.device != cpu) {
+      uploads.add(info.name, bytes, stored, placed, describe, file_bytes.direct);
       continue;
     }
-    AnyTensor tensor = detail::load_stored_tensor(bytes, stored, options, describe, context.noun());
+    AnyTensor tensor = detail::load_stored_tensor(bytes, stored, placed, describe, context.noun());
     file.tensors.emplace(std::move(info.name), std::move(tensor));
   }
   file.metadata = std::move(header.metadata);
@@ -75,9 +80,10 @@ void add_uploads(GgufFile& file, detail::DeviceUploads& uploads, const detail::L
 }
 
 /// A split model's `split.*` number: any integer type (llama.cpp writes uint16 and int32).
-std::optional<std::uint64_t> split_number(const GgufFile& file, std::string_view key, std::string_view description) {
-  const auto found = file.metadata.find(key);
-  if (found == file.metadata.end()) return std::nullopt;
+std::optional<std::uint64_t> split_number(const GgufMetadata& metadata, std::string_view key,
+                                          std::string_view description) {
+  const auto found = metadata.find(key);
+  if (found == metadata.end()) return std::nullopt;
   const GgufValue& value = found->second;
   const auto as_count = [&](auto number) -> std::uint64_t {
     if (number < 0) throw ValueError(concat(description, ": metadata ", key, " is negative: ", std::int64_t(number)));
@@ -97,45 +103,33 @@ std::optional<std::uint64_t> split_number(const GgufFile& file, std::string_view
   }
 }
 
-/// The path of part `number` (0-based) of the `count` parts of a split model whose first part
-/// is `first`, named as llama.cpp names them: <prefix>-00001-of-00003.gguf.
-fs::path part_path(const fs::path& first, std::uint64_t number, std::uint64_t count) {
-  const std::string file_name = first.filename().string();
+/// "-00001-of-00003.gguf": the end of the name of part `number` (0-based) of `count`.
+std::string part_suffix(std::uint64_t number, std::uint64_t count) {
   char suffix[48];
-  std::snprintf(suffix, sizeof suffix, "-%05llu-of-%05llu.gguf", 1ULL, static_cast<unsigned long long>(count));
-  if (!file_name.ends_with(suffix))
-    throw ValueError(concat("load_gguf: <", first.string(), ">: the first of ", count,
-                            " parts of a split model, but its name does not end in ", suffix,
-                            " as llama.cpp names the parts"));
   std::snprintf(suffix, sizeof suffix, "-%05llu-of-%05llu.gguf", static_cast<unsigned long long>(number + 1),
                 static_cast<unsigned long long>(count));
-  const std::string prefix = file_name.substr(0, file_name.size() - std::strlen(suffix));
-  return first.parent_path() / (prefix + suffix);
+  return suffix;
 }
 
-/// Loads the parts after the first of a split model of `count` parts into `model`, checking
-/// that each names itself as that part, that no tensor is in two parts, and that the parts hold
-/// `split.tensors.count` tensors in all.
-void load_other_parts(GgufFile& model, const fs::path& first, std::uint64_t count, const LoadOptions& options,
-                      detail::DeviceUploads& uploads) {
-  for (std::uint64_t number = 1; number < count; ++number) {
-    const fs::path path = part_path(first, number, count);
-    const detail::LoadContext context("load_gguf", path, ": the header");
-    GgufFile part = read_gguf(detail::file_bytes(path, options, true), context, path.string(), {}, uploads);
-    const auto its_number = split_number(part, "split.no", context.source());
-    const auto its_count = split_number(part, "split.count", context.source());
-    if (its_number != number || its_count != count)
-      throw ValueError(concat(context.source(), ": part ", number + 1, " of ", count, " of the split model of <",
-                              first.string(), "> holds split.no ", its_number ? std::to_string(*its_number) : "(none)",
-                              " and split.count ", its_count ? std::to_string(*its_count) : "(none)",
-                              "; expected ", number, " and ", count));
-    for (const auto& [name, its_part] : part.part_of) {
-      if (const auto other = model.part_of.find(name); other != model.part_of.end())
-        throw ValueError(concat(context.source(), ": tensor '", name, "' is also in <", other->second, ">"));
-    }
-    model.part_of.merge(part.part_of);
-    model.tensors.merge(part.tensors);
+/// ValueError, after `description`, when the split.no and split.count of `metadata` do not make
+/// it part `number` of `count` (a model of one file: no split.count above 1).
+void check_part_number(const GgufMetadata& metadata, std::uint64_t number, std::uint64_t count,
+                       std::string_view description) {
+  const auto its_number = split_number(metadata, "split.no", description);
+  const auto its_count = split_number(metadata, "split.count", description);
+  if (count == 1) {
+    if (its_count.value_or(1) <= 1) return;
+    if (its_number.value_or(0) != 0)
+      throw ValueError(concat(description, ": part ", *its_number + 1, " of ", *its_count,
+                              " of a split model; load a split model from its first part"));
+    throw ValueError(concat(description, ": the first of ", *its_count,
+                            " parts of a split model, but its name does not end in ", part_suffix(0, *its_count),
+                            " as llama.cpp names the parts"));
   }
+  if (its_number != number || its_count != count)
+    throw ValueError(concat(description, ": part ", number + 1, " of ", count, " of a split model holds split.no ",
+                            its_number ? std::to_string(*its_number) : "(none)", " and split.count ",
+                            its_count ? std::to_string(*its_count) : "(none)", "; expected ", number, " and ", count));
 }
 
 }  // namespace
@@ -147,23 +141,61 @@ const AnyTensor& GgufFile::at(std::string_view name) const {
   return found->second;
 }
 
+std::vector<fs::path> detail::gguf_part_paths(const fs::path& first) {
+  const std::string name = first.filename().string();
+  constexpr std::string_view first_part = "-00001-of-";
+  constexpr std::size_t digits = 5, suffix_length = first_part.size() + digits + 5;  // 5: ".gguf"
+  if (name.size() <= suffix_length || !name.ends_with(".gguf")) return {first};
+  const std::string_view suffix = std::string_view(name).substr(name.size() - suffix_length);
+  std::uint64_t count = 0;
+  const std::string_view count_digits = suffix.substr(first_part.size(), digits);
+  if (!suffix.starts_with(first_part) || !std::ranges::all_of(count_digits, [](char c) { return c >= '0' && c <= '9'; }))
+    return {first};
+  for (const char c : count_digits) count = 10 * count + std::uint64_t(c - '0');
+  if (count <= 1) return {first};
+  const std::string prefix = name.substr(0, name.size() - suffix_length);
+  std::vector<fs::path> parts;
+  for (std::uint64_t number = 0; number < count; ++number)
+    parts.push_back(first.parent_path() / (prefix + part_suffix(number, count)));
+  return parts;
+}
+
+GgufFile detail::load_gguf_part(const fs::path& path, const LoadOptions& options,
+                                const std::function<bool(std::string_view)>& keep, DeviceUploads& uploads,
+                                const DeviceOf& device_of, std::uint64_t number, std::uint64_t count) {
+  const LoadContext context("load_gguf", path, ": the header");
+  GgufFile part = read_gguf(file_bytes(path, options, !keep), context, path.string(), keep, uploads, device_of);
+  check_part_number(part.metadata, number, count, context.source());
+  return part;
+}
+
+void detail::merge_gguf_part(GgufFile& model, GgufFile&& part, std::string_view description) {
+  for (const auto& [name, its_part] : part.part_of) {
+    if (const auto other = model.part_of.find(name); other != model.part_of.end())
+      throw ValueError(concat(description, ": tensor '", name, "' is in <", other->second, "> and in <", its_part, ">"));
+  }
+  model.part_of.merge(part.part_of);
+  model.tensors.merge(part.tensors);
+}
+
+void detail::check_gguf_tensor_count(const GgufFile& model, std::string_view description) {
+  const auto expected = split_number(model.metadata, "split.tensors.count", description);
+  if (expected && *expected != model.part_of.size())
+    throw ValueError(concat(description, ": split.tensors.count is ", *expected, " but the model's parts hold ",
+                            model.part_of.size(), " tensors"));
+}
+
 GgufFile load_gguf(PathRef path, LoadOptions options) {
   const detail::LoadContext context("load_gguf", path, ": the header");
+  const std::vector<fs::path> parts = detail::gguf_part_paths(path.c_str());
   detail::DeviceUploads uploads;
-  const fs::path first(path.c_str());
-  GgufFile model = read_gguf(detail::file_bytes(path, options, true), context, first.string(), {}, uploads);
-  const std::uint64_t count = split_number(model, "split.count", context.source()).value_or(1);
-  if (count > 1) {
-    const std::uint64_t number = split_number(model, "split.no", context.source()).value_or(0);
-    if (number != 0)
-      throw ValueError(concat(context.source(), ": part ", number + 1, " of ", count,
-                              " of a split model; load_gguf opens one from its first part"));
-    load_other_parts(model, first, count, options, uploads);
-    const auto expected = split_number(model, "split.tensors.count", context.source());
-    if (expected && *expected != model.part_of.size())
-      throw ValueError(concat(context.source(), ": split.tensors.count is ", *expected, " but the ", count,
-                              " parts hold ", model.part_of.size(), " tensors"));
+  GgufFile model;
+  for (std::size_t number = 0; number < parts.size(); ++number) {
+    GgufFile part = detail::load_gguf_part(parts[number], options, {}, uploads, {}, number, parts.size());
+    if (number == 0) model = std::move(part);
+    else detail::merge_gguf_part(model, std::move(part), context.source());
   }
+  detail::check_gguf_tensor_count(model, context.source());
   add_uploads(model, uploads, context);
   return model;
 }
@@ -172,7 +204,7 @@ GgufFile detail::load_gguf_bytes(const Buffer& bytes, LoadOptions options) {
   const LoadContext context("load_gguf", ": the header");
   DeviceUploads uploads;
   GgufFile model =
-      read_gguf({bytes, buffer_load_options(bytes, options, context.source())}, context, "<memory>", {}, uploads);
+      read_gguf({bytes, buffer_load_options(bytes, options, context.source())}, context, "<memory>", {}, uploads, {});
   add_uploads(model, uploads, context);
   return model;
 }
