@@ -12,6 +12,9 @@ ContiguousConverter contiguous_converter(DType from, DType to) {
     return dispatch(from, [&](auto from_tag) -> ContiguousConverter {
       using From = typename decltype(from_tag)::type;
       if constexpr (is_packed_v<From> || is_packed_v<To>) {
+        if (is_gguf_block(from) || is_gguf_block(to))
+          throw TypeError(concat("copy_into: cannot convert ", from, " to ", to,
+                                 "; GGUF blocks convert to no other dtype (zt::dequantize decodes them)"));
         throw TypeError(concat("copy_into: cannot convert ", from, " to ", to,
                                "; as in PyTorch, packed sub-byte types convert to no other dtype"));
       } else {

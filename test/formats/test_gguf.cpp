@@ -100,6 +100,11 @@ BOOST_AUTO_TEST_CASE(tensors_are_views_of_the_bytes_with_shapes_in_pytorch_order
   // A row of blocks narrows without a copy: the second row starts two blocks later.
   const zt::AnyTensor row = q.narrow(0, 1, 1);
   BOOST_TEST(row.data_ptr() == start + data_offset + 2 * 34);
+  BOOST_CHECK_EXCEPTION(static_cast<void>(q.to(zt::float32)), zt::TypeError,
+                        with_message<zt::TypeError>("cannot convert gguf_q8_0 to float32; GGUF blocks convert to no "
+                                                    "other dtype (zt::dequantize decodes them)"));
+  BOOST_TEST(q.clone().owner() != q.owner());  // a copy of the blocks as bytes
+  BOOST_TEST(std::memcmp(q.clone().data_ptr(), q.data_ptr(), q.nbytes()) == 0);
   BOOST_CHECK_EXCEPTION(static_cast<void>(model.at("k")), zt::ValueError,
                         with_message<zt::ValueError>("GgufFile::at: no tensor named 'k' among 2 tensors"));
 }
