@@ -7,7 +7,7 @@ set(zt_layers
   "memory: buffer storage mapped_file device_of staging"
   "views: tensor any_tensor convert shares_memory print detail/device_copy detail/view_layout"
   "constructors: empty frombuffer pin_memory asarray as_tensor eigen_tensor dlpack from_dlpack to_dlpack dlpack_asarray arrow from_arrow to_arrow arrow_asarray"
-  "files: slice_options load_options loaded_tensors from_file npy safetensors torch_load checkpoint gguf_value gguf"
+  "files: slice_options load_options loaded_tensors from_file npy safetensors torch_load checkpoint gguf_value gguf dequantize"
   "shared memory: shared_memory"
   "cuda: cuda"
   "everything: zerotensor")

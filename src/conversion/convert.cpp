@@ -17,6 +17,7 @@
 
 #include "vocabulary/concat.hpp"
 #include "conversion/convert_kernels.hpp"
+#include "conversion/host_threads.hpp"
 #include "views/strided_walk.hpp"
 #include "zerotensor/shares_memory.hpp"
 
@@ -155,34 +156,18 @@ void copy_layout(const Copy& copy, const std::byte* in, std::byte* out, const de
 }
 
 /// The one strided copy: the layout coalesced in the destination's memory order, its
-/// outermost dimension split into `threads` equal parts, one per thread (the calling
-/// thread takes the last; a thread that cannot be started leaves its part to the caller).
+/// outermost dimension split into `threads` parts (run_in_parts).
 void copy_on_threads(const Copy& copy, const AnyTensor& source, const AnyTensor& destination, unsigned threads) {
   const auto* in = static_cast<const std::byte*>(source.data_ptr());
   auto* out = static_cast<std::byte*>(destination.mutable_data_ptr());
   const detail::CoalescedLayout<2> layout = detail::coalesce<2>(source.shape(), {destination.strides(), source.strides()});
   if (threads <= 1 || layout.shape.size() == 0) return copy_layout(copy, in, out, layout);
-  const index_t extent = layout.shape[0], parts = std::min(index_t(threads), extent);
-  std::vector<std::jthread> workers;  // joined when the copy returns or throws
-  index_t begin = 0;
-  for (index_t part = 0; part < parts; ++part) {
+  detail::run_in_parts(layout.shape[0], threads, [&](index_t begin, index_t count) {
     detail::CoalescedLayout<2> piece = layout;
-    piece.shape[0] = extent / parts + (part < extent % parts ? 1 : 0);
-    const auto work = [&copy, in = in + begin * layout.strides[1][0] * index_t(copy.in_size),
-                       out = out + begin * layout.strides[0][0] * index_t(copy.out_size), piece] {
-      copy_layout(copy, in, out, piece);
-    };
-    begin += piece.shape[0];
-    if (part + 1 == parts) {
-      work();
-      continue;
-    }
-    try {
-      workers.emplace_back(work);
-    } catch (const std::system_error&) {
-      work();
-    }
-  }
+    piece.shape[0] = count;
+    copy_layout(copy, in + begin * layout.strides[1][0] * index_t(copy.in_size),
+                out + begin * layout.strides[0][0] * index_t(copy.out_size), piece);
+  });
 }
 
 /// Whether the two views are the same elements in the same order (copying is a no-op).
@@ -205,33 +190,17 @@ bool elements_may_overlap(const AnyTensor& a, const AnyTensor& b) {
   const auto b_after_a = std::uint64_t(((address(b) - address(a)) % modulus + modulus) % modulus);  // b past a
   return b_after_a < a.itemsize() || b_after_a + b.itemsize() > period;
 }
-}  // namespace detail
 
-namespace {
-
-/// Threads for a copy into `destination`: as many as asked (0: one per hardware thread),
-/// but no more than one per copy_bytes_per_thread of output, so that starting a thread
-/// (tens of microseconds) stays small against its share of the copy.
-unsigned copy_threads(const AnyTensor& destination, const ToOptions& options) {
-  constexpr std::size_t copy_bytes_per_thread = std::size_t{1} << 20;
-  const unsigned asked = options.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : options.threads;
-  return unsigned(std::min<std::size_t>(asked, std::max<std::size_t>(1, destination.nbytes() / copy_bytes_per_thread)));
-}
-
-/// PyTorch's assert_no_internal_overlap: a destination whose elements are the same memory
-/// (an extent above 1 with stride 0, as expand() makes) would be written more than once.
-void refuse_internal_overlap(const AnyTensor& destination) {
+void refuse_internal_overlap(const char* operation, const AnyTensor& destination) {
   for (std::size_t d = 0; d < destination.rank(); ++d) {
     if (destination.shape()[d] > 1 && destination.strides()[d] == 0)
-      throw ValueError(detail::concat("copy_into: unsupported operation: more than one element of the written-to "
+      throw ValueError(detail::concat(operation, ": unsupported operation: more than one element of the written-to "
                                       "tensor refers to a single memory location (dimension ", d, " has extent ",
                                       destination.shape()[d], " and stride 0). Please clone() the tensor before "
                                       "performing the operation."));
   }
 }
 
-/// Whether no two elements of `view` share memory, by a sufficient test: ordered by stride,
-/// each dimension steps past everything the smaller ones reach.
 bool provably_distinct_elements(const AnyTensor& view) {
   std::vector<std::pair<index_t, index_t>> steps;  // (|stride|, extent) of the dimensions that step
   for (std::size_t d = 0; d < view.rank(); ++d)
@@ -246,7 +215,7 @@ bool provably_distinct_elements(const AnyTensor& view) {
   return true;
 }
 
-}  // namespace
+}  // namespace detail
 
 void copy_into(const AnyTensor& source, const AnyTensor& destination, const ToOptions& options) {
   if (source.shape() != destination.shape())
@@ -259,14 +228,14 @@ void copy_into(const AnyTensor& source, const AnyTensor& destination, const ToOp
   const detail::ContiguousConverter converter =
       source.dtype() == destination.dtype() ? nullptr : detail::contiguous_converter(source.dtype(), destination.dtype());
   if (source.numel() == 0) return;
-  refuse_internal_overlap(destination);
+  detail::refuse_internal_overlap("copy_into", destination);
   if (same_view(source, destination)) return;
   // As NumPy's copyto and PyTorch's copy_: overlapping elements read as they were before the
   // copy. The copy walks in its own order, so a source that overlaps is copied first.
   const AnyTensor input = detail::elements_may_overlap(source, destination) ? source.clone(options) : source;
   // Threads write disjoint parts only where the destination's elements are distinct.
-  unsigned threads = copy_threads(destination, options);
-  if (threads > 1 && !provably_distinct_elements(destination)) threads = 1;
+  unsigned threads = detail::host_copy_threads(destination.nbytes(), options.threads);
+  if (threads > 1 && !detail::provably_distinct_elements(destination)) threads = 1;
   const Copy copy{input.itemsize(), destination.itemsize(), block_copy_of(input.dtype()),
                   block_copy_of(destination.dtype()), converter};
   copy_on_threads(copy, input, destination, threads);
