@@ -10,8 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
-#include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 

@@ -199,15 +199,22 @@ BOOST_AUTO_TEST_CASE(dequantize_into_writes_a_transposed_output_and_a_strided_on
 }
 
 BOOST_AUTO_TEST_CASE(four_threads_give_the_values_one_thread_gives) {
-  // 64 copies of the reference blocks: 16 MiB of float32 values, 4 MiB or more for each thread.
+  // 4096 copies of the reference blocks, each rotated by a hash of its number, so that the
+  // parts of the work hold different bytes: 16 MiB of float32 values, 4 MiB for each thread.
   const Reference ref = reference("q8_0");
-  const auto block_bytes = ref.blocks.nbytes();
-  auto bytes = std::make_shared<std::vector<std::uint8_t>>(64 * block_bytes * 64);
-  for (std::size_t copy = 0; copy < 64 * 64; ++copy)
-    std::memcpy(bytes->data() + copy * block_bytes, ref.blocks.data_ptr(), block_bytes);
+  const std::size_t ref_blocks = std::size_t(ref.blocks.numel()), block_bytes = ref.blocks.itemsize(), copies = 4096;
+  const auto* ref_bytes = static_cast<const std::uint8_t*>(ref.blocks.data_ptr());
+  const auto source_block = [&](std::size_t block) {
+    const std::uint32_t copy = std::uint32_t(block / ref_blocks), rotation = (copy * 2654435761u) >> 16;
+    return (block + rotation) % ref_blocks;
+  };
+  auto bytes = std::make_shared<std::vector<std::uint8_t>>(copies * ref_blocks * block_bytes);
+  for (std::size_t block = 0; block < copies * ref_blocks; ++block)
+    std::memcpy(bytes->data() + block * block_bytes, ref_bytes + source_block(block) * block_bytes, block_bytes);
   const zt::AnyTensor all = zt::frombuffer(zt::Buffer(std::move(bytes)), zt::gguf_q8_0_);
   const zt::index_t n = all.numel();
-  for (const zt::AnyTensor& blocks : {all.view({256, n / 256}), all, all.view({n / 64, 64}).t()}) {
+  for (const zt::AnyTensor& blocks :
+       {all.view({256, n / 256}), all, all.view({512, n / 512}).slice(0, 0, 512, 2), all.view({n / 64, 64}).t()}) {
     for (const zt::DType dtype : outputs) {
       const zt::AnyTensor one = zt::dequantize(blocks, dtype, {.threads = 1});
       const zt::AnyTensor four = zt::dequantize(blocks, dtype, {.threads = 4});
@@ -222,8 +229,10 @@ BOOST_AUTO_TEST_CASE(four_threads_give_the_values_one_thread_gives) {
   const zt::AnyTensor values = zt::dequantize(all.view({256, n / 256}), zt::float32, {.threads = 4});
   const auto* got = static_cast<const float*>(values.data_ptr());
   std::size_t wrong = 0;
+  const auto bv = std::size_t(ref.block_values);
   for (std::size_t i = 0; i < std::size_t(values.numel()); ++i)
-    wrong += std::bit_cast<std::uint32_t>(got[i]) != std::bit_cast<std::uint32_t>(ref.values[i % ref.values.size()]);
+    wrong += std::bit_cast<std::uint32_t>(got[i]) !=
+             std::bit_cast<std::uint32_t>(ref.values[source_block(i / bv) * bv + i % bv]);
   BOOST_TEST(wrong == 0u);
 }
 

@@ -118,26 +118,31 @@ void decode_row(const Decode& job, const std::byte* in, index_t in_step, std::by
   }
 }
 
+/// decode_row of `count` blocks, split into parts on up to `threads` threads.
+void decode_row_in_parts(const Decode& job, const std::byte* in, index_t in_step, std::byte* out, index_t out_step,
+                         index_t count, unsigned threads) {
+  detail::run_in_parts(count, threads, [&](index_t first, index_t n) {
+    decode_row(job, in + first * in_step * job.block_bytes, in_step,
+               out + first * job.block_values * out_step * job.out_size, out_step, n);
+  });
+}
+
 /// Decodes `blocks` into `out` (checked: same values shape, no overlap) on up to `threads`
 /// threads: the rows of blocks are walked over their other dimensions coalesced in the
-/// output's memory order, the outermost split into parts; a tensor of one row splits the row.
+/// output's memory order, the outermost split into parts; a tensor of one row, or contiguous
+/// blocks into a contiguous output (one row however shaped), splits the row.
 void decode_rows(const Decode& job, const AnyTensor& blocks, const AnyTensor& out, unsigned threads) {
   const std::size_t outer_rank = blocks.rank() - 1;
   const auto* in = static_cast<const std::byte*>(blocks.data_ptr());
   auto* to = static_cast<std::byte*>(out.mutable_data_ptr());
+  if (blocks.is_contiguous() && out.is_contiguous()) return decode_row_in_parts(job, in, 1, to, 1, blocks.numel(), threads);
   const index_t row_blocks = blocks.shape()[outer_rank];
   const index_t in_step = blocks.strides()[outer_rank], out_step = out.strides()[outer_rank];
   const detail::CoalescedLayout<2> layout = detail::coalesce<2>(
       blocks.shape().span().first(outer_rank),
       {out.strides().span().first(outer_rank), blocks.strides().span().first(outer_rank)});
   const std::size_t rank = layout.shape.size();
-  if (rank == 0) {
-    detail::run_in_parts(row_blocks, threads, [&](index_t first, index_t count) {
-      decode_row(job, in + first * in_step * job.block_bytes, in_step,
-                 to + first * job.block_values * out_step * job.out_size, out_step, count);
-    });
-    return;
-  }
+  if (rank == 0) return decode_row_in_parts(job, in, in_step, to, out_step, row_blocks, threads);
   const index_t in_row_step = layout.strides[1][rank - 1], out_row_step = layout.strides[0][rank - 1];
   detail::run_in_parts(layout.shape[0], threads, [&](index_t first, index_t count) {
     DynamicExtents part = layout.shape;
