@@ -225,7 +225,8 @@ void q3_k(Bytes b, float* y) {  // 32 bytes of high bits, 64 of crumbs, 12 of sc
   }
 }
 
-/// Q4_K's and Q5_K's value q (with min m): 64 values from 32 bytes, low nibbles then high.
+/// Q5_K's values, value(c, half, l) with Q4_K's scales and mins: 64 values from 32 bytes, low
+/// nibbles then high. q4_k spells the same loops out, as two nibble loops that vectorize.
 template <class Value>
 void k4_blocks(Bytes b, float* y, Value value) {
   const float d = half_at(b), dmin = half_at(b + 2);
@@ -241,8 +242,18 @@ void k4_blocks(Bytes b, float* y, Value value) {
 }
 
 void q4_k(Bytes b, float* y) {  // d, dmin, 12 bytes of scales and mins, 128 bytes of nibbles
-  const Bytes qs = b + 16;
-  k4_blocks(b, y, [qs](int c, int half, int l) { return (qs[32 * c + l] >> (4 * half)) & 0x0f; });
+  const float d = half_at(b), dmin = half_at(b + 2);
+  for (int c = 0; c < 4; ++c) {  // 64 values from 32 bytes: their low nibbles, then their high
+    int low_scale = 0, low_min = 0, high_scale = 0, high_min = 0;
+    scale_min_k4(2 * c, b + 4, low_scale, low_min);
+    scale_min_k4(2 * c + 1, b + 4, high_scale, high_min);
+    const float d_low = d * float(low_scale), m_low = dmin * float(low_min);
+    const float d_high = d * float(high_scale), m_high = dmin * float(high_min);
+    const Bytes q = b + 16 + 32 * c;
+    float* out = y + 64 * c;
+    for (int l = 0; l < 32; ++l) out[l] = d_low * float(low_nibble(q[l])) - m_low;
+    for (int l = 0; l < 32; ++l) out[32 + l] = d_high * float(high_nibble(q[l])) - m_high;
+  }
 }
 
 void q5_k(Bytes b, float* y) {  // as Q4_K with 32 bytes of fifth bits before the nibbles
