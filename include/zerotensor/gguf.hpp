@@ -29,7 +29,7 @@
 
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/buffer.hpp"
-// #include "zerotensor/dequantize.hpp"  (restored when it lands)
+#include "zerotensor/dequantize.hpp"
 #include "zerotensor/export.hpp"
 #include "zerotensor/gguf_value.hpp"
 #include "zerotensor/load_options.hpp"
