@@ -1,7 +1,9 @@
-// The GGUF header reader (zt::detail::parse_gguf_header) on any bytes, a whole GGUF file. A header
-// that parses must hold what the reader promises: every metadata value readable as its type,
-// arrays of elements of their element type, and every tensor of a known ggml type, taking
-// the bytes its dimensions need, aligned, inside the file and overlapping no other.
+// The GGUF header reader (zt::detail::parse_gguf_header) and zt::load_gguf on any bytes, a whole
+// GGUF file. A header that parses must hold what the reader promises: every metadata value
+// readable as its type, arrays of elements of their element type, and every tensor of a known
+// ggml type, taking the bytes its dimensions need, aligned, inside the file and overlapping no
+// other. load_gguf of the same bytes then gives every tensor, each of the bytes its info names,
+// and dequantize decodes a block tensor's every block (any bytes: NaN and infinity are values).
 #include <algorithm>
 #include <bit>
 #include <string_view>
@@ -10,6 +12,7 @@
 #include "formats/gguf/ggml_types.hpp"
 #include "formats/gguf/gguf_header.hpp"
 #include "fuzz/fuzz_support.hpp"
+#include "zerotensor/gguf.hpp"
 
 using namespace zt;
 using namespace zt::fuzz;
@@ -43,10 +46,29 @@ void check_tensor(const zt::detail::GgufTensorInfo& info, const zt::detail::Gguf
   }
   require(info.dims.empty() || info.dims[0] % type->block_values == 0, "a row that is not whole blocks");
   require(!info.dims.empty() || type->block_values == 1, "a scalar of a block type");
-  require(info.nbytes == count / type->block_values * type->block_bytes, "a tensor's byte size is wrong");
+  require(info.nbytes == count / type->block_values * type->block_bytes(), "a tensor's byte size is wrong");
   require(info.offset >= header.data_offset && (info.offset - header.data_offset) % header.alignment == 0,
           "a tensor starts before the data section or unaligned");
   require(info.offset <= size && info.nbytes <= size - info.offset, "a tensor reaches past the end of the file");
+}
+
+/// load_gguf of `file`, whose header parsed as `header`: a big-endian file's block tensors are
+/// refused, and otherwise every tensor loads with the bytes its info names.
+void check_load(const std::vector<std::byte>& file, const zt::detail::GgufHeader& header) {
+  const auto model = unless_refused([&] { return zt::load_gguf(zt::Buffer(file.data(), file.size())); });
+  const bool has_blocks = std::ranges::any_of(
+      header.tensors, [](const auto& info) { return zt::detail::ggml_type(info.ggml_type)->block_values != 1; });
+  require(model.has_value() != (header.big_endian && has_blocks), "load_gguf refuses a header that parsed");
+  if (!model) return;
+  require(model->tensors.size() == header.tensors.size(), "load_gguf lost a tensor");
+  for (const auto& info : header.tensors) {
+    const AnyTensor& tensor = model->at(info.name);
+    require(std::uint64_t(tensor.nbytes()) == info.nbytes, "a loaded tensor of another size");
+    if (!is_gguf_block(tensor.dtype()) || tensor.numel() > 4096) continue;
+    const auto values = unless_refused([&] { return zt::dequantize(tensor); });
+    require(!values || values->numel() == tensor.numel() * index_t(zt::detail::ggml_type(info.ggml_type)->block_values),
+            "dequantize gives another number of values");
+  }
 }
 
 }  // namespace
@@ -76,5 +98,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::ranges::sort(by_offset, {}, &zt::detail::GgufTensorInfo::offset);
   for (std::size_t i = 1; i < by_offset.size(); ++i)
     require(by_offset[i - 1]->offset + by_offset[i - 1]->nbytes <= by_offset[i]->offset, "two tensors overlap");
+  check_load(file, *header);
   return 0;
 }
