@@ -301,6 +301,13 @@ BOOST_AUTO_TEST_CASE(zero_dimensional_blocks_are_refused) {
                                                      "dimension for its 32 values"));
 }
 
+BOOST_AUTO_TEST_CASE(more_values_in_a_row_than_an_index_counts_are_refused) {
+  const zt::AnyTensor expanded = q8_0_blocks({1}).expand({zt::index_t(1) << 60});
+  BOOST_CHECK_EXCEPTION((void)zt::dequantize(expanded), zt::ValueError,
+                        with_message<zt::ValueError>("dequantize: 1152921504606846976 blocks of 32 values are more "
+                                                     "values than an index can count"));
+}
+
 BOOST_AUTO_TEST_CASE(an_output_of_another_shape_is_refused_naming_both_shapes) {
   BOOST_CHECK_EXCEPTION(zt::dequantize_into(q8_0_blocks({2, 3}), zt::empty(std::vector<zt::index_t>{2, 95}, zt::float32)),
                         zt::ValueError,
