@@ -18,6 +18,7 @@
 #include "zerotensor/checkpoint.hpp"
 #include "zerotensor/from_file.hpp"
 #include "zerotensor/frombuffer.hpp"
+#include "zerotensor/gguf.hpp"
 #include "zerotensor/npy.hpp"
 #include "zerotensor/pin_memory.hpp"
 #include "zerotensor/safetensors.hpp"
@@ -136,6 +137,24 @@ BOOST_AUTO_TEST_CASE(files_load_straight_to_the_gpu_as_they_load_on_the_host) {
   const zt::AnyTensor pinned = zt::load_npy(fixture("npy/float32.npy"), {.device = {zt::DeviceKind::CUDAHost, 0}});
   BOOST_TEST((zt::device_of(pinned.data_ptr()).kind == zt::DeviceKind::CUDAHost));
   check_same(pinned, zt::load_npy(fixture("npy/float32.npy")));
+}
+
+BOOST_AUTO_TEST_CASE(gguf_models_load_to_the_gpu_blocks_as_stored) {
+  const SmallStaging staging;
+  const zt::GgufFile on_host = zt::load_gguf(fixture("gguf/small.gguf"));
+  const zt::GgufFile on_device = zt::load_gguf(fixture("gguf/small.gguf"), {.device = zt::cuda(0)});
+  const zt::Checkpoint placed = zt::load_checkpoint(fixture("gguf/small.gguf"), {.device_map = [](std::string_view name) {
+    return name.starts_with("Q") ? zt::cuda(0) : zt::cpu;
+  }});
+  BOOST_TEST(on_device.tensors.size() == on_host.tensors.size());
+  for (const auto& [name, tensor] : on_host.tensors) {
+    BOOST_TEST_CONTEXT(name) {
+      BOOST_TEST(on_device.at(name).device() == zt::cuda(0));
+      check_same(on_device.at(name), tensor);
+      BOOST_TEST(placed.at(name).device() == (name.starts_with("Q") ? zt::cuda(0) : zt::cpu));
+      check_same(placed.at(name), tensor);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(a_file_of_many_tensors_goes_through_one_staged_copy_and_each_lands_whole) {
