@@ -3,7 +3,9 @@
 // files the `gguf` package wrote (test/data/gguf) and files built here byte by byte.
 #include <boost/test/unit_test.hpp>
 
+#include <complex>
 #include <cstdint>
+#include <map>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -15,6 +17,7 @@
 #include "support/gguf_bytes.hpp"
 #include "support/message_check.hpp"
 #include "zerotensor/checkpoint.hpp"
+#include "zerotensor/empty.hpp"
 #include "zerotensor/gguf.hpp"
 
 using zt::GgufType;
@@ -247,6 +250,78 @@ BOOST_AUTO_TEST_CASE(metadata_values_read_as_text) {
   const zt::GgufValue nested(GgufType::Array, {zt::GgufValue(GgufType::Float32, {zt::GgufValue(0.1f)}),
                                                zt::GgufValue(GgufType::Int8, {zt::GgufValue(std::int8_t(-1))})});
   BOOST_TEST(zt::to_string(nested) == "[[0.1],[-1]]");
+}
+
+/// Same names, dtypes, shapes and bytes (in C order).
+void check_same_tensors(const std::map<std::string, zt::AnyTensor, std::less<>>& found,
+                        const std::map<std::string, zt::AnyTensor, std::less<>>& expected) {
+  BOOST_TEST(found.size() == expected.size());
+  for (const auto& [name, tensor] : expected) {
+    BOOST_TEST_CONTEXT(name) {
+      const zt::AnyTensor& other = found.at(name);
+      BOOST_TEST(other.dtype() == tensor.dtype());
+      BOOST_TEST(other.shape() == tensor.shape());
+      const zt::AnyTensor a = other.contiguous(), b = tensor.contiguous();
+      BOOST_TEST(std::memcmp(a.data_ptr(), b.data_ptr(), a.nbytes()) == 0);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(save_gguf_writes_what_load_gguf_reads_back) {
+  zt_test::TempDir dir;
+  zt::GgufFile model = zt::load_gguf(zt_test::data_file("gguf/small.gguf").string());
+  model.metadata.insert_or_assign("general.name", zt::GgufValue(std::string("renamed")));
+  model.metadata.emplace("u8", zt::GgufValue(std::uint8_t(200)));
+  model.metadata.emplace("i8", zt::GgufValue(std::int8_t(-3)));
+  model.metadata.emplace("u16", zt::GgufValue(std::uint16_t(65535)));
+  model.metadata.emplace("i16", zt::GgufValue(std::int16_t(-300)));
+  model.tensors.erase("F64");
+  // A transposed view is written in C order.
+  const zt::AnyTensor w = zt::load_gguf(buffer_of(two_tensors().data)).at("w");
+  model.tensors.emplace("transposed", w.permute({1, 0}));
+  for (const std::uint32_t alignment : {32u, 1u, 64u}) {
+    BOOST_TEST_CONTEXT("alignment " << alignment) {
+      model.metadata.insert_or_assign("general.alignment", zt::GgufValue(alignment));
+      zt::save_gguf((dir / "saved.gguf").string(), model.tensors, model.metadata);
+      const zt::GgufFile saved = zt::load_gguf((dir / "saved.gguf").string());
+      check_same_tensors(saved.tensors, model.tensors);
+      BOOST_TEST((saved.metadata == model.metadata));
+      if (alignment == 64)
+        for (const auto& [name, tensor] : saved.tensors)
+          if (zt::is_gguf_block(tensor.dtype())) BOOST_TEST(reinterpret_cast<std::uintptr_t>(tensor.data_ptr()) % 64 == 0u);
+    }
+  }
+  BOOST_TEST(floats(zt::load_gguf((dir / "saved.gguf").string()).at("transposed")) ==
+                 (std::vector<float>{0.5f, 3.5f, 1.5f, 4.5f, 2.5f, 5.5f}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(save_gguf_refuses_what_gguf_cannot_hold_and_keeps_the_old_file) {
+  zt_test::TempDir dir;
+  const std::string path = (dir / "old.gguf").string();
+  write(path, two_tensors());
+  const std::vector<std::uint8_t> old = zt_test::read_bytes(path);
+  const zt::AnyTensor floats2 = zt::load_gguf(buffer_of(two_tensors().data)).at("w");
+  const zt::AnyTensor blocks = zt::load_gguf(buffer_of(two_tensors().data)).at("q");
+  const auto refused = [&](const zt::GgufFile& file, auto error, const std::string& expected) {
+    using Error = decltype(error);
+    BOOST_CHECK_EXCEPTION(zt::save_gguf(path, file.tensors, file.metadata), Error,
+                          with_message<Error>("save_gguf: " + expected));
+  };
+  refused({.tensors = {{"c", zt::empty<std::complex<float>>(std::array<zt::index_t, 1>{2})}}}, zt::TypeError{""},
+          "tensor 'c': GGUF has no complex64 type");
+  refused({.tensors = {{"", floats2}}}, zt::ValueError{""}, "a tensor name is empty");
+  refused({.tensors = {{"w", floats2.view({1, 1, 1, 1, 2, 3})}}}, zt::ValueError{""},
+          "tensor 'w' has 6 dimensions; GGUF holds at most 4");
+  refused({.tensors = {{"q", blocks.select(0, 0).select(0, 0)}}}, zt::ValueError{""},
+          "tensor 'q': a 0-dimensional tensor of gguf_q8_0 has no innermost dimension for its 32 values");
+  refused({.metadata = {{"general.alignment", zt::GgufValue(std::uint64_t(32))}}}, zt::TypeError{""},
+          "general.alignment must be a uint32, not a uint64");
+  refused({.metadata = {{"general.alignment", zt::GgufValue(std::uint32_t(48))}}}, zt::ValueError{""},
+          "general.alignment 48 is not a power of two");
+  refused({.metadata = {{"", zt::GgufValue(1)}}}, zt::ValueError{""}, "a metadata key is empty");
+  BOOST_TEST(zt_test::read_bytes(path) == old, boost::test_tools::per_element());
+  BOOST_TEST(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);  // no temporary left
 }
 
 #if !(defined(ZT_CUDA) && ZT_CUDA)
