@@ -25,6 +25,7 @@
 #include "formats/gguf/dequantize_blocks.hpp"
 #include "formats/gguf/ggml_types.hpp"
 #include "support/file_test_support.hpp"
+#include "support/gguf_reference.hpp"
 #include "support/message_check.hpp"
 #include "zerotensor/any_tensor.hpp"
 #include "zerotensor/dequantize.hpp"
@@ -34,16 +35,8 @@
 
 namespace {
 
-/// Every type with a reference file (ggml's names).
-const std::vector<std::string> covered = {"q4_0",  "q4_1",  "q5_0",   "q5_1",   "q8_0",  "q2_K", "q3_K",
-                                          "q4_K",  "q5_K",  "q6_K",   "q8_K",   "tq1_0", "tq2_0", "iq4_nl",
-                                          "iq4_xs", "mxfp4", "nvfp4", "q1_0", "q2_0"};
-
-const zt::detail::GgmlType& type_named(std::string_view name) {
-  for (const auto& type : zt::detail::ggml_types)
-    if (type.name == name) return type;
-  throw std::runtime_error("no ggml type " + std::string(name));
-}
+using zt_test::covered_ggml_types;
+using zt_test::ggml_type_named;
 
 /// A reference file's blocks as a 1-D tensor of its block dtype, and the float32 values.
 struct Reference {
@@ -53,15 +46,11 @@ struct Reference {
 };
 
 Reference reference(const std::string& name) {
-  const auto& type = type_named(name);
-  auto bytes = std::make_shared<std::vector<std::uint8_t>>(
-      zt_test::read_bytes(zt_test::data_file("gguf/dequantize/" + name + ".blocks")));
-  const auto floats = zt_test::read_bytes(zt_test::data_file("gguf/dequantize/" + name + ".f32"));
-  BOOST_TEST_REQUIRE(floats.size() % 4 == 0);
-  std::vector<float> values(floats.size() / 4);
-  for (std::size_t i = 0; i < values.size(); ++i)
-    values[i] = std::bit_cast<float>(std::uint32_t(floats[4 * i]) | std::uint32_t(floats[4 * i + 1]) << 8 |
-                                     std::uint32_t(floats[4 * i + 2]) << 16 | std::uint32_t(floats[4 * i + 3]) << 24);
+  const auto& type = ggml_type_named(name);
+  zt_test::DequantizeReference stored = zt_test::dequantize_reference(name);
+  std::vector<float> values(stored.values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::bit_cast<float>(stored.values[i]);
+  auto bytes = std::make_shared<std::vector<std::uint8_t>>(std::move(stored.blocks));
   return {zt::frombuffer(zt::Buffer(std::move(bytes)), type.dtype), std::move(values), zt::index_t(type.block_values)};
 }
 
@@ -134,7 +123,7 @@ zt::AnyTensor q8_0_blocks(std::initializer_list<zt::index_t> shape) {
 BOOST_AUTO_TEST_SUITE(dequantize)
 
 BOOST_DATA_TEST_CASE(each_decoded_type_dequantizes_to_the_reference_values_in_float32_float16_and_bfloat16,
-                     boost::unit_test::data::make(covered), name) {
+                     boost::unit_test::data::make(covered_ggml_types), name) {
   const Reference ref = reference(name);
   const zt::index_t n = ref.blocks.numel(), rows = 4;
   const zt::AnyTensor blocks = ref.blocks.view({rows, n / rows});
@@ -151,7 +140,7 @@ BOOST_DATA_TEST_CASE(each_decoded_type_dequantizes_to_the_reference_values_in_fl
 }
 
 BOOST_DATA_TEST_CASE(every_other_row_and_a_narrow_of_blocks_dequantize_to_their_blocks_values,
-                     boost::unit_test::data::make(covered), name) {
+                     boost::unit_test::data::make(covered_ggml_types), name) {
   const Reference ref = reference(name);
   const zt::index_t n = ref.blocks.numel(), columns = n / 4, bv = ref.block_values;
   const zt::AnyTensor view = ref.blocks.view({4, columns}).slice(0, 0, 4, 2).narrow(1, 1, columns - 2);
@@ -165,7 +154,7 @@ BOOST_DATA_TEST_CASE(every_other_row_and_a_narrow_of_blocks_dequantize_to_their_
   }
 }
 
-BOOST_DATA_TEST_CASE(blocks_whose_row_is_strided_dequantize_block_by_block, boost::unit_test::data::make(covered),
+BOOST_DATA_TEST_CASE(blocks_whose_row_is_strided_dequantize_block_by_block, boost::unit_test::data::make(covered_ggml_types),
                      name) {
   // The transpose of (4, n / 4) blocks: each row's blocks are n / 4 blocks apart.
   const Reference ref = reference(name);

@@ -24,39 +24,17 @@
 #include "formats/gguf/dequantize_blocks.hpp"
 #include "formats/gguf/ggml_types.hpp"
 #include "support/file_test_support.hpp"
+#include "support/gguf_reference.hpp"
 #include "support/message_check.hpp"
 #include "zerotensor/error.hpp"
 
 namespace {
 
-/// Every type dequantize_blocks decodes, each with a reference file.
-const std::vector<std::string> covered = {"q4_0",  "q4_1",  "q5_0",   "q5_1",   "q8_0",  "q2_K", "q3_K",
-                                          "q4_K",  "q5_K",  "q6_K",   "q8_K",   "tq1_0", "tq2_0", "iq4_nl",
-                                          "iq4_xs", "mxfp4", "nvfp4", "q1_0", "q2_0"};
+using Reference = zt_test::DequantizeReference;
+using zt_test::covered_ggml_types;
+using zt_test::ggml_type_named;
 
-const zt::detail::GgmlType& type_named(std::string_view name) {
-  for (const auto& type : zt::detail::ggml_types)
-    if (type.name == name) return type;
-  throw std::runtime_error("no ggml type " + std::string(name));
-}
-
-struct Reference {
-  std::vector<std::byte> blocks;
-  std::vector<std::uint32_t> values;  // float32 bit patterns
-};
-
-Reference reference(const std::string& name) {
-  const auto blocks = zt_test::read_bytes(zt_test::data_file("gguf/dequantize/" + name + ".blocks"));
-  const auto values = zt_test::read_bytes(zt_test::data_file("gguf/dequantize/" + name + ".f32"));
-  BOOST_TEST_REQUIRE(!blocks.empty());
-  BOOST_TEST_REQUIRE(values.size() % 4 == 0);
-  Reference result{std::vector<std::byte>(blocks.size()), std::vector<std::uint32_t>(values.size() / 4)};
-  std::memcpy(result.blocks.data(), blocks.data(), blocks.size());
-  for (std::size_t i = 0; i < result.values.size(); ++i)
-    result.values[i] = std::uint32_t(values[4 * i]) | std::uint32_t(values[4 * i + 1]) << 8 |
-                       std::uint32_t(values[4 * i + 2]) << 16 | std::uint32_t(values[4 * i + 3]) << 24;
-  return result;
-}
+Reference reference(const std::string& name) { return zt_test::dequantize_reference(name); }
 
 /// The values decoded from `blocks` (copied `shift` bytes into a buffer of their own) and
 /// the expected values compared as bit patterns: the number of mismatches, the first logged.
@@ -101,8 +79,8 @@ std::vector<std::byte> zero_bytes(std::size_t n) { return std::vector<std::byte>
 BOOST_AUTO_TEST_SUITE(gguf_dequantize)
 
 BOOST_DATA_TEST_CASE(each_covered_type_decodes_the_reference_blocks_to_the_gguf_package_s_values_bit_for_bit,
-                     boost::unit_test::data::make(covered), name) {
-  const auto& type = type_named(name);
+                     boost::unit_test::data::make(covered_ggml_types), name) {
+  const auto& type = ggml_type_named(name);
   BOOST_TEST_REQUIRE(zt::detail::dequantizes(type.number));
   const Reference expected = reference(name);
   BOOST_TEST_REQUIRE(expected.blocks.size() % type.block_bytes() == 0);
@@ -111,9 +89,9 @@ BOOST_DATA_TEST_CASE(each_covered_type_decodes_the_reference_blocks_to_the_gguf_
   BOOST_TEST(mismatches(type, expected, 0) == 0u);
 }
 
-BOOST_DATA_TEST_CASE(blocks_at_any_alignment_decode_to_the_same_values, boost::unit_test::data::make(covered),
+BOOST_DATA_TEST_CASE(blocks_at_any_alignment_decode_to_the_same_values, boost::unit_test::data::make(covered_ggml_types),
                      name) {
-  const auto& type = type_named(name);
+  const auto& type = ggml_type_named(name);
   const Reference expected = reference(name);
   for (const std::size_t shift : {1, 2, 3, 5}) BOOST_TEST(mismatches(type, expected, shift) == 0u, "shift " << shift);
 }
@@ -124,9 +102,9 @@ BOOST_AUTO_TEST_CASE(the_references_of_mxfp4_and_q8_k_hold_subnormal_values) {
 }
 
 #if defined(__SSE2__)
-BOOST_DATA_TEST_CASE(flush_to_zero_and_denormals_are_zero_change_no_value, boost::unit_test::data::make(covered),
+BOOST_DATA_TEST_CASE(flush_to_zero_and_denormals_are_zero_change_no_value, boost::unit_test::data::make(covered_ggml_types),
                      name) {
-  const auto& type = type_named(name);
+  const auto& type = ggml_type_named(name);
   const Reference expected = reference(name);
   std::size_t count = 0;
   {
@@ -146,7 +124,7 @@ BOOST_AUTO_TEST_CASE(mxfp4_s_exponent_255_scales_by_2_to_the_127_and_0_and_1_by_
     block[0] = std::byte(e);
     block[1] = std::byte{0x71};
     std::vector<float> out(32);
-    zt::detail::dequantize_blocks(type_named("mxfp4").number, block, out);
+    zt::detail::dequantize_blocks(ggml_type_named("mxfp4").number, block, out);
     BOOST_TEST(out[0] == first, "e = " << e);
     BOOST_TEST(out[16] == seventeenth, "e = " << e);
     BOOST_TEST(out[1] == 0.0f);
@@ -187,7 +165,7 @@ BOOST_AUTO_TEST_CASE(types_not_covered_are_refused_by_name) {
 
 BOOST_AUTO_TEST_CASE(dequantizes_says_yes_for_exactly_the_covered_types) {
   for (const auto& type : zt::detail::ggml_types) {
-    const bool listed = std::find(covered.begin(), covered.end(), type.name) != covered.end();
+    const bool listed = std::find(covered_ggml_types.begin(), covered_ggml_types.end(), type.name) != covered_ggml_types.end();
     BOOST_TEST(zt::detail::dequantizes(type.number) == listed, type.name);
   }
 }
