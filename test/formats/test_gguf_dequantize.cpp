@@ -152,9 +152,9 @@ BOOST_AUTO_TEST_CASE(types_not_covered_are_refused_by_name) {
   BOOST_TEST(!zt::detail::dequantizes(16));
   BOOST_CHECK_EXCEPTION(zt::detail::dequantize_blocks(16, zero_bytes(66), out), zt::TypeError,
                         with_message<zt::TypeError>("cannot dequantize iq2_xxs blocks yet"));
-  BOOST_TEST(!zt::detail::dequantizes(9));
-  BOOST_CHECK_EXCEPTION(zt::detail::dequantize_blocks(9, zero_bytes(36), out), zt::TypeError,
-                        with_message<zt::TypeError>("cannot dequantize q8_1 blocks"));
+  BOOST_TEST(!zt::detail::dequantizes(21));
+  BOOST_CHECK_EXCEPTION(zt::detail::dequantize_blocks(21, zero_bytes(110), out), zt::TypeError,
+                        with_message<zt::TypeError>("cannot dequantize iq3_s blocks"));
   BOOST_TEST(!zt::detail::dequantizes(0));
   BOOST_CHECK_EXCEPTION(zt::detail::dequantize_blocks(0, zero_bytes(4), out), zt::TypeError,
                         with_message<zt::TypeError>("f32 is not a block-quantized type"));

@@ -129,6 +129,11 @@ void q8_0(Bytes b, float* y) {  // d, 32 int8
   for (int j = 0; j < qk; ++j) y[j] = float(int8_at(b + 2 + j)) * d;
 }
 
+void q8_1(Bytes b, float* y) {  // d, s (d times the sum of the values, which decoding does not need), 32 int8
+  const float d = half_at(b);
+  for (int j = 0; j < qk; ++j) y[j] = float(int8_at(b + 4 + j)) * d;
+}
+
 void iq4_nl(Bytes b, float* y) {  // d, 16 bytes of nibbles indexing iq4nl_values
   const float d = half_at(b);
   for (int j = 0; j < qk / 2; ++j) {
@@ -341,12 +346,12 @@ struct Entry {
 
 constexpr std::array decoders = {
     Entry{2, each_block<2, q4_0>},      Entry{3, each_block<3, q4_1>},     Entry{6, each_block<6, q5_0>},
-    Entry{7, each_block<7, q5_1>},      Entry{8, each_block<8, q8_0>},     Entry{10, each_block<10, q2_k>},
-    Entry{11, each_block<11, q3_k>},    Entry{12, each_block<12, q4_k>},   Entry{13, each_block<13, q5_k>},
-    Entry{14, each_block<14, q6_k>},    Entry{15, each_block<15, q8_k>},   Entry{20, each_block<20, iq4_nl>},
-    Entry{23, each_block<23, iq4_xs>},  Entry{34, each_block<34, tq1_0>},  Entry{35, each_block<35, tq2_0>},
-    Entry{39, each_block<39, mxfp4>},   Entry{40, each_block<40, nvfp4>},  Entry{41, each_block<41, q1_0>},
-    Entry{42, each_block<42, q2_0>},
+    Entry{7, each_block<7, q5_1>},      Entry{8, each_block<8, q8_0>},     Entry{9, each_block<9, q8_1>},
+    Entry{10, each_block<10, q2_k>},    Entry{11, each_block<11, q3_k>},   Entry{12, each_block<12, q4_k>},
+    Entry{13, each_block<13, q5_k>},    Entry{14, each_block<14, q6_k>},   Entry{15, each_block<15, q8_k>},
+    Entry{20, each_block<20, iq4_nl>},  Entry{23, each_block<23, iq4_xs>}, Entry{34, each_block<34, tq1_0>},
+    Entry{35, each_block<35, tq2_0>},   Entry{39, each_block<39, mxfp4>},  Entry{40, each_block<40, nvfp4>},
+    Entry{41, each_block<41, q1_0>},    Entry{42, each_block<42, q2_0>},
 };
 
 Decoder decoder(std::uint32_t type) {

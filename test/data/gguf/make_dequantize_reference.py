@@ -18,10 +18,12 @@ subnormal in some blocks (subnormal values).
 
 Q8_K, Q1_0 and Q2_0 the package does not dequantize; their values are computed here with
 numpy from ggml-quants.c's dequantize_row_q8_K / _q1_0 / _q2_0 (each value one product or a
-sign: d * q, q ? d : -d, (q - 1) * d).
+sign: d * q, q ? d : -d, (q - 1) * d). Q8_1, whose block the package counts as 40 bytes and ggml
+has no dequantize_row for (it is the dot products' operand), is ggml's 36-byte block_q8_1 (d,
+s = d times the sum of the values, 32 int8) decoded as ggml's dot products read it: d * q.
 
-All 19 files were also checked against ggml's own dequantize_row_* (ggml-quants.c compiled
-with gcc -O2 -march=native, called on the .blocks files): equal bit for bit.
+The 19 files of the other types were also checked against ggml's own dequantize_row_*
+(ggml-quants.c compiled with gcc -O2 -march=native, called on the .blocks files): equal bit for bit.
 """
 import pathlib
 
@@ -39,7 +41,7 @@ HALF_SCALES = {
 }
 # ggml's sizes of the types the package has no dequantizer for (Q1_0 and Q2_0 maybe not in
 # its type enum): (number, name, values, bytes).
-OWN = [(15, "q8_K", 256, 292), (41, "q1_0", 128, 18), (42, "q2_0", 64, 18)]
+OWN = [(15, "q8_K", 256, 292), (41, "q1_0", 128, 18), (42, "q2_0", 64, 18), (9, "q8_1", 32, 36)]
 SPECIAL_HALVES = [0x0000, 0x8000, 0x0001, 0x03FF, 0x8001, 0x83FF, 0x0400, 0x7BFF, 0xFBFF, 0x3C00]
 
 
@@ -85,8 +87,11 @@ def package_types(rng):
 def own_types(rng):
     for number, name, values_per_block, nbytes in OWN:
         n = block_count(values_per_block)
-        blocks = random_blocks(rng, n, nbytes, [] if name == "q8_K" else [0])
-        if name == "q8_K":
+        blocks = random_blocks(rng, n, nbytes, {"q8_K": [], "q8_1": [0, 2]}.get(name, [0]))
+        if name == "q8_1":
+            d = blocks[:, :2].copy().view("<f2").astype(np.float32)
+            values = d * blocks[:, 4:].copy().view(np.int8).astype(np.float32)
+        elif name == "q8_K":
             d = rng.integers(0, 1 << 32, size=n, dtype=np.uint32)
             d[(d & 0x7F800000) == 0x7F800000] &= 0xBFFFFFFF  # finite
             d[:4] = [0x00000001, 0x807FFFFF, 0x00012345, 0x00800000]  # subnormal, smallest normal
