@@ -9,15 +9,17 @@
 #include <cstdint>
 #include <span>
 
+#include "zerotensor/export.hpp"
+
 namespace zt::detail {
 
 /// Whether dequantize_blocks decodes the ggml type numbered `type` (see ggml_types.hpp).
-bool dequantizes(std::uint32_t type);
+ZT_API bool dequantizes(std::uint32_t type);
 
 /// Decodes whole blocks of the ggml type numbered `type` into float32 values, block after
 /// block. `blocks` holds n blocks; `out` receives their n * (values per block) values.
 /// Throws TypeError for a type dequantizes() refuses (naming it) and ValueError when
 /// `blocks` is not a whole number of blocks or `out` is not the size of their values.
-void dequantize_blocks(std::uint32_t type, std::span<const std::byte> blocks, std::span<float> out);
+ZT_API void dequantize_blocks(std::uint32_t type, std::span<const std::byte> blocks, std::span<float> out);
 
 }  // namespace zt::detail

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "zerotensor/export.hpp"
 #include "zerotensor/gguf_value.hpp"
 
 namespace zt::detail {
@@ -43,6 +44,6 @@ struct GgufHeader {
 
 /// The header of the GGUF file `file`; ValueError naming the field, its byte offset and the
 /// numbers when it is malformed. `description` (e.g. "load_gguf: <path>") opens the messages.
-GgufHeader parse_gguf_header(std::span<const std::byte> file, std::string_view description);
+ZT_API GgufHeader parse_gguf_header(std::span<const std::byte> file, std::string_view description);
 
 }  // namespace zt::detail
