@@ -18,40 +18,14 @@
 
 #include <boost/endian/conversion.hpp>
 
+#include "formats/gguf/block_bytes.hpp"
 #include "formats/gguf/ggml_types.hpp"
 #include "zerotensor/error.hpp"
 
 namespace zt::detail {
 namespace {
 
-using Bytes = const unsigned char*;
-
 // ---------------------------------------------------------------- shared field readers
-
-float half_to_float(std::uint16_t h) {
-  const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
-  const std::uint32_t exponent = (h >> 10) & 0x1fu;
-  const std::uint32_t mantissa = h & 0x3ffu;
-  std::uint32_t bits = 0;
-  if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | (mantissa << 13);
-  } else if (exponent != 0) {
-    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  } else if (mantissa != 0) {  // mantissa * 2^-24, normal as a float32
-    const int top = std::bit_width(mantissa) - 1;
-    bits = sign | (std::uint32_t(top + 103) << 23) | ((mantissa << (23 - top)) & 0x7fffffu);
-  } else {
-    bits = sign;
-  }
-  return std::bit_cast<float>(bits);
-}
-
-float half_at(Bytes p) { return half_to_float(boost::endian::load_little_u16(p)); }
-
-std::int8_t int8_at(Bytes p) { return static_cast<std::int8_t>(*p); }
-
-int low_nibble(unsigned char byte) { return byte & 0x0f; }
-int high_nibble(unsigned char byte) { return byte >> 4; }
 
 /// The float32 product of a subnormal float32 (its bits `d`) and an integer q (|q| <= 256),
 /// rounded to nearest even as a multiply rounds it, made by integer arithmetic: an
