@@ -147,20 +147,45 @@ BOOST_AUTO_TEST_CASE(an_output_not_the_size_of_the_blocks_values_is_refused_nami
   BOOST_CHECK_NO_THROW(zt::detail::dequantize_blocks(2, {}, none));
 }
 
-BOOST_AUTO_TEST_CASE(types_not_covered_are_refused_by_name) {
+BOOST_AUTO_TEST_CASE(every_block_type_decodes_and_plain_or_unknown_types_are_refused_by_name) {
+  for (const auto& type : zt::detail::ggml_types)
+    BOOST_TEST(zt::detail::dequantizes(type.number) == (type.block_values > 1), type.name);
   std::vector<float> out(256);
-  BOOST_TEST(!zt::detail::dequantizes(16));
-  BOOST_CHECK_EXCEPTION(zt::detail::dequantize_blocks(16, zero_bytes(66), out), zt::TypeError,
-                        with_message<zt::TypeError>("cannot dequantize iq2_xxs blocks yet"));
-  BOOST_TEST(!zt::detail::dequantizes(21));
-  BOOST_CHECK_EXCEPTION(zt::detail::dequantize_blocks(21, zero_bytes(110), out), zt::TypeError,
-                        with_message<zt::TypeError>("cannot dequantize iq3_s blocks"));
-  BOOST_TEST(!zt::detail::dequantizes(0));
   BOOST_CHECK_EXCEPTION(zt::detail::dequantize_blocks(0, zero_bytes(4), out), zt::TypeError,
                         with_message<zt::TypeError>("f32 is not a block-quantized type"));
   BOOST_TEST(!zt::detail::dequantizes(4));
   BOOST_CHECK_EXCEPTION(zt::detail::dequantize_blocks(4, zero_bytes(4), out), zt::TypeError,
                         with_message<zt::TypeError>("ggml type 4 is unknown"));
+}
+
+BOOST_AUTO_TEST_CASE(an_iq2_xxs_group_scales_grid_row_0_by_its_4_bit_scale_and_signs_it_by_ksigns) {
+  // d = 1; group 0's scale nibble 15 makes 1 * (0.5 + 15) * 0.25 = 3.875, times grid value 8;
+  // its first sign index 1 is ksigns 0x81: values 0 and 7 negative.
+  auto block = zero_bytes(66);
+  block[1] = std::byte{0x3c};
+  block[6] = std::byte{0x01};
+  block[9] = std::byte{0xf0};
+  std::vector<float> out(256);
+  zt::detail::dequantize_blocks(ggml_type_named("iq2_xxs").number, block, out);
+  const std::vector<float> first(out.begin(), out.begin() + 9);
+  BOOST_TEST(first == (std::vector<float>{-31, 31, 31, 31, 31, 31, 31, -31, 31}), boost::test_tools::per_element());
+  BOOST_TEST(out[32] == 1.0f);  // group 1: scale nibble 0, (0.5 + 0) * 0.25 * 8
+}
+
+BOOST_AUTO_TEST_CASE(iq1_m_s_scale_is_the_float16_of_the_top_nibbles_of_its_four_scale_words) {
+  // Scale words' top nibbles 0, 0, 0xc, 0x3: float16 0x3c00 = 1. Word 0's low 3 bits 3 make the
+  // first 16 values' scale 2 * 3 + 1 = 7; qh bit 3 negates the first 8 values' delta 0.125;
+  // grid row 0 is all -1.
+  auto block = zero_bytes(56);
+  block[53] = std::byte{0xc0};
+  block[55] = std::byte{0x30};
+  block[48] = std::byte{0x03};
+  block[32] = std::byte{0x08};
+  std::vector<float> out(256);
+  zt::detail::dequantize_blocks(ggml_type_named("iq1_m").number, block, out);
+  BOOST_TEST(out[0] == 7 * -1.125f);
+  BOOST_TEST(out[8] == 7 * -0.875f);
+  BOOST_TEST(out[16] == -0.875f);
 }
 
 BOOST_AUTO_TEST_CASE(dequantizes_says_yes_for_exactly_the_covered_types) {

@@ -19,8 +19,9 @@ namespace zt_test {
 
 /// Every type with a reference file (ggml's names).
 inline const std::vector<std::string> covered_ggml_types = {
-    "q4_0", "q4_1",  "q5_0",  "q5_1",   "q8_0",   "q8_1",  "q2_K",  "q3_K", "q4_K", "q5_K",
-    "q6_K", "q8_K",  "tq1_0", "tq2_0",  "iq4_nl", "iq4_xs", "mxfp4", "nvfp4", "q1_0", "q2_0"};
+    "q4_0", "q4_1", "q5_0",    "q5_1",   "q8_0",  "q8_1",    "q2_K",   "q3_K",  "q4_K",
+    "q5_K", "q6_K", "q8_K",    "tq1_0",  "tq2_0", "iq4_nl",  "iq4_xs", "mxfp4", "nvfp4",
+    "q1_0", "q2_0", "iq2_xxs", "iq2_xs", "iq2_s", "iq3_xxs", "iq3_s",  "iq1_s", "iq1_m"};
 
 inline const zt::detail::GgmlType& ggml_type_named(std::string_view name) {
   for (const auto& type : zt::detail::ggml_types)

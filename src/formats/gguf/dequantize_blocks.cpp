@@ -19,6 +19,7 @@
 #include <boost/endian/conversion.hpp>
 
 #include "formats/gguf/block_bytes.hpp"
+#include "formats/gguf/dequantize_iq.hpp"
 #include "formats/gguf/ggml_types.hpp"
 #include "zerotensor/error.hpp"
 
@@ -325,7 +326,9 @@ constexpr std::array decoders = {
     Entry{13, each_block<13, q5_k>},    Entry{14, each_block<14, q6_k>},   Entry{15, each_block<15, q8_k>},
     Entry{20, each_block<20, iq4_nl>},  Entry{23, each_block<23, iq4_xs>}, Entry{34, each_block<34, tq1_0>},
     Entry{35, each_block<35, tq2_0>},   Entry{39, each_block<39, mxfp4>},  Entry{40, each_block<40, nvfp4>},
-    Entry{41, each_block<41, q1_0>},    Entry{42, each_block<42, q2_0>},
+    Entry{41, each_block<41, q1_0>},    Entry{42, each_block<42, q2_0>},   Entry{16, each_block<16, iq2_xxs>},
+    Entry{17, each_block<17, iq2_xs>},  Entry{22, each_block<22, iq2_s>},  Entry{18, each_block<18, iq3_xxs>},
+    Entry{21, each_block<21, iq3_s>},   Entry{19, each_block<19, iq1_s>},  Entry{29, each_block<29, iq1_m>},
 };
 
 Decoder decoder(std::uint32_t type) {

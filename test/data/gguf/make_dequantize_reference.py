@@ -22,6 +22,9 @@ sign: d * q, q ? d : -d, (q - 1) * d). Q8_1, whose block the package counts as 4
 has no dequantize_row for (it is the dot products' operand), is ggml's 36-byte block_q8_1 (d,
 s = d times the sum of the values, 32 int8) decoded as ggml's dot products read it: d * q.
 
+The i-quants' values are the package's too (IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S,
+IQ1_M), their blocks made after the others' so that those stay as they were.
+
 The 19 files of the other types were also checked against ggml's own dequantize_row_*
 (ggml-quants.c compiled with gcc -O2 -march=native, called on the .blocks files): equal bit for bit.
 """
@@ -39,6 +42,10 @@ HALF_SCALES = {
     T.Q2_K: [80, 82], T.Q3_K: [108], T.Q4_K: [0, 2], T.Q5_K: [0, 2], T.Q6_K: [208],
     T.TQ1_0: [52], T.TQ2_0: [64], T.IQ4_NL: [0], T.IQ4_XS: [0], T.MXFP4: [], T.NVFP4: [],
 }
+# The i-quants', made after the others so that the others' random bytes stay as they were.
+# IQ1_M's float16 scale is spread over the top nibbles of its bytes 49, 51, 53 and 55.
+IQ_HALF_SCALES = {T.IQ2_XXS: [0], T.IQ2_XS: [0], T.IQ2_S: [0], T.IQ3_XXS: [0], T.IQ3_S: [0], T.IQ1_S: [0], T.IQ1_M: []}
+IQ1_M_SCALE_NIBBLES = [49, 51, 53, 55]
 # ggml's sizes of the types the package has no dequantizer for (Q1_0 and Q2_0 maybe not in
 # its type enum): (number, name, values, bytes).
 OWN = [(15, "q8_K", 256, 292), (41, "q1_0", 128, 18), (42, "q2_0", 64, 18), (9, "q8_1", 32, 36)]
@@ -72,13 +79,17 @@ def write(name, blocks, values):
     print(f"{name}: {blocks.shape[0]} blocks, {values.size} values")
 
 
-def package_types(rng):
-    for qtype, offsets in HALF_SCALES.items():
+def package_types(rng, half_scales):
+    for qtype, offsets in half_scales.items():
         values_per_block, nbytes = GGML_QUANT_SIZES[qtype]
         n = block_count(values_per_block)
         blocks = random_blocks(rng, n, nbytes, offsets)
         if qtype == T.MXFP4:
             blocks[:5, 0] = [0, 1, 2, 254, 255]
+        if qtype == T.IQ1_M:
+            halves = random_halves(rng, n)
+            for k, offset in enumerate(IQ1_M_SCALE_NIBBLES):
+                blocks[:, offset] = (blocks[:, offset] & 0x0F) | (((halves >> (4 * k)) & 0x0F) << 4).astype(np.uint8)
         values = dequantize(blocks.reshape(-1), qtype)
         assert values.shape == (n * values_per_block,)
         write(qtype.name.lower().replace("_k", "_K"), blocks, values)
@@ -115,8 +126,9 @@ def main():
     HERE.mkdir(exist_ok=True)
     rng = np.random.default_rng(20250802)
     with np.errstate(over="ignore", invalid="ignore"):
-        package_types(rng)
+        package_types(rng, HALF_SCALES)
         own_types(rng)
+        package_types(rng, IQ_HALF_SCALES)
 
 
 if __name__ == "__main__":
