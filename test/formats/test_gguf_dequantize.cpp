@@ -172,6 +172,17 @@ BOOST_AUTO_TEST_CASE(an_iq2_xxs_group_scales_grid_row_0_by_its_4_bit_scale_and_s
   BOOST_TEST(out[32] == 1.0f);  // group 1: scale nibble 0, (0.5 + 0) * 0.25 * 8
 }
 
+BOOST_AUTO_TEST_CASE(an_iq2_xxs_block_of_a_nan_scale_gives_that_nan_with_its_sign_where_values_are_negated) {
+  // As the gguf package's multiplication by -1 leaves a NaN: sign index 1 negates value 0.
+  auto block = zero_bytes(66);
+  block[1] = std::byte{0x7e};  // float16 0x7e00, a positive quiet NaN
+  block[6] = std::byte{0x01};
+  std::vector<float> out(256);
+  zt::detail::dequantize_blocks(ggml_type_named("iq2_xxs").number, block, out);
+  BOOST_TEST(std::bit_cast<std::uint32_t>(out[0]) == 0x7fc00000u);
+  BOOST_TEST(std::bit_cast<std::uint32_t>(out[1]) == 0x7fc00000u);
+}
+
 BOOST_AUTO_TEST_CASE(iq1_m_s_scale_is_the_float16_of_the_top_nibbles_of_its_four_scale_words) {
   // Scale words' top nibbles 0, 0, 0xc, 0x3: float16 0x3c00 = 1. Word 0's low 3 bits 3 make the
   // first 16 values' scale 2 * 3 + 1 = 7; qh bit 3 negates the first 8 values' delta 0.125;

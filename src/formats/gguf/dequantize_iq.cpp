@@ -22,9 +22,13 @@ using boost::endian::load_little_u16;
 using boost::endian::load_little_u32;
 
 /// Eight values: `scale` times the bytes of grid row `row`, each negated where its bit of
-/// `signs` is set.
+/// `signs` is set. A NaN (of a NaN scale) is left as the product made it, as a multiplication
+/// by -1 (the gguf package's) leaves it: negating it would flip its sign.
 void signed_grid_row(float scale, std::uint64_t row, unsigned signs, float* y) {
-  for (int j = 0; j < 8; ++j) y[j] = scale * float((row >> (8 * j)) & 0xffu) * ((signs >> j) & 1u ? -1.0f : 1.0f);
+  for (int j = 0; j < 8; ++j) {
+    const float v = scale * float((row >> (8 * j)) & 0xffu);
+    y[j] = (signs >> j) & 1u && v == v ? -v : v;
+  }
 }
 
 /// Two grid rows of 4 values as one row of 8.
