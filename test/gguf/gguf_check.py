@@ -5,8 +5,8 @@
 
 1. GGUFWriter writes a llama-like model (typical llama and tokenizer metadata, several layers)
    holding a tensor of every ggml type: quantized from real values where the package
-   quantizes, random blocks with finite scales (make_dequantize_reference.py's) or random bytes
-   otherwise; and the same model at alignments 1, 8 and 64. All but Q8_1, whose block the
+   quantizes, random blocks with finite scales (make_dequantize_reference.py's) or, for the IQ
+   types, random bytes; and the same model at alignments 1, 8 and 64. All but Q8_1, whose block the
    package counts as 40 bytes where ggml's (and zerotensor's) holds 36.
 2. zerotensor loads each file (gguf_peer dump): every tensor's name, dtype, shape and bytes and
    every metadata value must be what GGUFReader reads.
@@ -53,7 +53,7 @@ def block_type_tensor(rng, qtype, rows):
         return quantize(rng.standard_normal((rows, 2 * values_per_block)).astype(np.float32), qtype)
     if qtype in HALF_SCALES:
         blocks = random_blocks(rng, rows * 2, nbytes, HALF_SCALES[qtype])
-    else:  # the IQ types: any bytes, compared as bytes
+    else:  # the IQ types: any bytes (NaN and infinite scales included)
         blocks = rng.integers(0, 256, size=(rows * 2, nbytes), dtype=np.uint8)
     return blocks.reshape(rows, 2 * nbytes)
 
