@@ -19,9 +19,8 @@ namespace zt {
 
 /// A new contiguous tensor of `dtype` (float32, float16 or bfloat16) holding the values of
 /// `blocks`, a tensor of a GGUF block dtype, on `options.threads` host threads (the result is
-/// the same for any count; ToOptions' other fields are unused). TypeError for `blocks` of
-/// another dtype, for a block type not yet decoded ("cannot dequantize gguf_iq2_xs yet") and
-/// for another `dtype`; ValueError for 0-dimensional blocks and for values too many to
+/// the same for any count; ToOptions' other fields are unused). Every GGUF block dtype decodes.
+/// TypeError for `blocks` of another dtype and for another `dtype`; ValueError for 0-dimensional blocks and for values too many to
 /// count; DeviceError for memory the host cannot access.
 [[nodiscard]] ZT_API AnyTensor dequantize(const AnyTensor& blocks, DType dtype = float32, ToOptions options = {});
 
