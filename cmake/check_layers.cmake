@@ -10,7 +10,8 @@ set(zt_layers
   "files: slice_options load_options loaded_tensors from_file npy safetensors torch_load checkpoint gguf_value gguf dequantize"
   "shared memory: shared_memory"
   "cuda: cuda"
-  "everything: zerotensor")
+  "everything: zerotensor"
+  "bindings: python nanobind pybind11 detail/python_import detail/python_object")
 
 # The folders of src/ and the layer each is part of (conversion is the views' copy engine;
 # interop holds the DLPack and Arrow constructors; cuda implements lower layers' declarations

@@ -1,5 +1,6 @@
-// zt::dlpack: zerotensor's own declarations of the DLPack 1.1 ABI (dmlc/dlpack,
-// include/dlpack/dlpack.h). Every struct is layout-identical to its DL* counterpart — the
+// zt::dlpack: zerotensor's own declarations of the DLPack 1.3 ABI (dmlc/dlpack,
+// include/dlpack/dlpack.h), which 1.1 producers also speak (1.2 and 1.3 only added the C
+// exchange API below). Every struct is layout-identical to its DL* counterpart — the
 // static_asserts below pin sizes and offsets — so a pointer from any producer (libtorch's
 // ::DLManagedTensor, NumPy, CuPy, JAX) can be handed to zt::from_dlpack unchanged, and
 // zt::to_dlpack's result can be handed to any consumer.
@@ -18,7 +19,7 @@ namespace zt::dlpack {
 
 /// The ABI version zerotensor reads and writes: DLPACK_MAJOR_VERSION / DLPACK_MINOR_VERSION.
 inline constexpr std::uint32_t major_version = 1;
-inline constexpr std::uint32_t minor_version = 1;
+inline constexpr std::uint32_t minor_version = 3;
 
 /// DLPackVersion. A different `major` means a different layout: the consumer may call the
 /// deleter and read nothing else. A newer `minor` only adds enumeration values.
@@ -134,6 +135,57 @@ static_assert(offsetof(ManagedTensorVersioned, version) == 0 && offsetof(Managed
 static_assert(std::is_standard_layout_v<ManagedTensor> && std::is_trivially_copyable_v<ManagedTensor> &&
               std::is_standard_layout_v<ManagedTensorVersioned> &&
               std::is_trivially_copyable_v<ManagedTensorVersioned>);
+
+// ---- DLPack 1.3's C exchange API (`__dlpack_c_exchange_api__`) --------------------------------
+// A Python tensor type offers it as a class attribute: a PyCapsule named "dlpack_exchange_api"
+// holding a pointer to an ExchangeAPI that lives as long as the process. A consumer finds it on
+// the type (and may cache it per type), checks `header.version.major`, and then converts objects
+// of exactly that type with no Python call. Every function is C: it throws nothing and reports
+// failure by returning -1 with a Python exception set (the allocator through `set_error`). The
+// `py_object` arguments are PyObject*, kept as void* so that this header needs no Python.
+
+/// The name of the type attribute, and of the capsule it holds.
+inline constexpr const char* exchange_api_attribute = "__dlpack_c_exchange_api__";
+inline constexpr const char* exchange_api_capsule_name = "dlpack_exchange_api";
+
+/// DLPackExchangeAPIHeader: the part that keeps its place in every version.
+struct ExchangeAPIHeader {
+  Version version;
+  ExchangeAPIHeader* prev_api;  ///< an older table of the same producer, or NULL
+};
+
+/// A new C-contiguous tensor of the prototype's dtype, ndim, shape and device (nothing else is
+/// read), owned by the producer: DLPackManagedTensorAllocator.
+using ManagedTensorAllocator = int (*)(Tensor* prototype, ManagedTensorVersioned** out, void* error_ctx,
+                                       void (*set_error)(void* error_ctx, const char* kind, const char* message));
+/// The object as an owning managed tensor; no stream synchronisation.
+using ManagedTensorFromPyObjectNoSync = int (*)(void* py_object, ManagedTensorVersioned** out);
+/// A managed tensor (taken: its deleter becomes the object's to call) as the producer's object.
+using ManagedTensorToPyObjectNoSync = int (*)(ManagedTensorVersioned* tensor, void** out_py_object);
+/// The object described in `*out`, borrowed: shape, strides and data stay valid only until control
+/// returns to the producer (Python code runs, or the object dies). No flags: read-only memory is
+/// not marked.
+using DLTensorFromPyObjectNoSync = int (*)(void* py_object, Tensor* out);
+/// The producer's current work stream on a device (NULL for the CPU and the default stream), on which a
+/// consumer launches its work.
+using CurrentWorkStream = int (*)(DeviceType device_type, std::int32_t device_id, void** out_current_stream);
+
+/// DLPackExchangeAPI. Only `dltensor_from_py_object_no_sync` may be NULL.
+struct ExchangeAPI {
+  ExchangeAPIHeader header;
+  ManagedTensorAllocator managed_tensor_allocator;
+  ManagedTensorFromPyObjectNoSync managed_tensor_from_py_object_no_sync;
+  ManagedTensorToPyObjectNoSync managed_tensor_to_py_object_no_sync;
+  DLTensorFromPyObjectNoSync dltensor_from_py_object_no_sync;
+  CurrentWorkStream current_work_stream;
+};
+
+static_assert(sizeof(ExchangeAPIHeader) == 16 && offsetof(ExchangeAPIHeader, prev_api) == 8);
+static_assert(offsetof(ExchangeAPI, managed_tensor_allocator) == 16 &&
+              offsetof(ExchangeAPI, managed_tensor_from_py_object_no_sync) == 24 &&
+              offsetof(ExchangeAPI, managed_tensor_to_py_object_no_sync) == 32 &&
+              offsetof(ExchangeAPI, dltensor_from_py_object_no_sync) == 40 &&
+              offsetof(ExchangeAPI, current_work_stream) == 48 && sizeof(ExchangeAPI) == 56);
 
 namespace detail {
 

@@ -21,7 +21,7 @@
 
 namespace zt {
 
-/// DLPack 1.1 export. Read-only tensors set flag_read_only; IS_COPIED is never set (nothing
+/// DLPack 1.x export (version 1.3). Read-only tensors set flag_read_only; IS_COPIED is never set (nothing
 /// is copied). Throws only std::bad_alloc.
 [[nodiscard]] ZT_API dlpack::ManagedTensorVersioned* to_dlpack(const AnyTensor& tensor);
 
@@ -29,5 +29,11 @@ namespace zt {
 /// It has no way to say "read-only", and a consumer would write through it, so a read-only
 /// tensor is refused with TypeError (use to_dlpack, or export a clone()).
 [[nodiscard]] ZT_API dlpack::ManagedTensor* to_dlpack_legacy(const AnyTensor& tensor);
+
+/// A new C-contiguous tensor of `prototype`'s dtype, ndim, shape and device (its data, strides and
+/// byte_offset are not read), exported as to_dlpack does: what a DLPack exchange API's
+/// managed_tensor_allocator returns. The errors of from_dlpack for the dtype, device and shape,
+/// and those of empty().
+[[nodiscard]] ZT_API dlpack::ManagedTensorVersioned* allocate_dlpack(const dlpack::Tensor& prototype);
 
 }  // namespace zt

@@ -12,6 +12,7 @@
 #include "vocabulary/concat.hpp"
 #include "interop/dtype_formats.hpp"
 #include "views/strided_walk.hpp"
+#include "zerotensor/empty.hpp"
 #include "zerotensor/from_dlpack.hpp"
 #include "zerotensor/to_dlpack.hpp"
 
@@ -328,6 +329,12 @@ dlpack::ManagedTensorVersioned* to_dlpack(const AnyTensor& tensor) {
   managed->version = {dlpack::major_version, dlpack::minor_version};
   managed->flags = tensor.is_writable() ? 0 : dlpack::flag_read_only;
   return managed;
+}
+
+dlpack::ManagedTensorVersioned* allocate_dlpack(const dlpack::Tensor& prototype) {
+  const DType dtype = dtype_from_dlpack(prototype.dtype);
+  const std::span<const index_t> shape = shape_of(prototype.ndim, prototype.shape);
+  return to_dlpack(empty(shape, dtype, device_from_dlpack(prototype.device)));
 }
 
 dlpack::ManagedTensor* to_dlpack_legacy(const AnyTensor& tensor) {

@@ -1,0 +1,214 @@
+// Internal to zerotensor/python.hpp: how a Python object becomes an AnyTensor that shares its
+// memory. Every function here runs with the GIL held.
+#pragma once
+
+#include <Python.h>
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "zerotensor/any_tensor.hpp"
+#include "zerotensor/dlpack.hpp"
+#include "zerotensor/from_dlpack.hpp"
+
+namespace zt::python::detail {
+
+/// Runs `release(p)` under the GIL, from whichever thread drops the last view.
+template <class P, void (*release)(P*)>
+void under_gil(P* p) noexcept {
+  const PyGILState_STATE state = PyGILState_Ensure();
+  release(p);
+  PyGILState_Release(state);
+}
+
+inline void decref(PyObject* object) { Py_DECREF(object); }
+
+/// A keep-alive that holds `object` (a new reference, taken) until the last view dies.
+inline KeepAlive keep_object(PyObject* object) { return KeepAlive(object, &under_gil<PyObject, decref>); }
+
+/// A string made once and kept for the life of the process.
+inline PyObject* interned(const char* text) { return PyUnicode_InternFromString(text); }
+
+/// What zerotensor learns once about a Python type; the cache keeps the type alive, so its address
+/// is never reused by another.
+struct TypeFacts {
+  PyTypeObject* type;
+  const dlpack::ExchangeAPI* exchange_api;  ///< a DLPack 1.x C exchange API, or NULL
+  bool has_dlpack;                          ///< the type has `__dlpack__`
+  bool dlpack_takes_max_version = true;     ///< false once a call with max_version raised TypeError
+};
+
+/// The type's C exchange API of major version 1 (walking `prev_api` past newer ones), or NULL.
+inline const dlpack::ExchangeAPI* find_exchange_api(PyTypeObject* type) {
+  PyObject* capsule = PyObject_GetAttrString(reinterpret_cast<PyObject*>(type), dlpack::exchange_api_attribute);
+  if (capsule == nullptr) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  auto* header = static_cast<dlpack::ExchangeAPIHeader*>(PyCapsule_GetPointer(capsule, dlpack::exchange_api_capsule_name));
+  Py_DECREF(capsule);
+  if (header == nullptr) PyErr_Clear();
+  while (header != nullptr && header->version.major != dlpack::major_version) header = header->prev_api;
+  return reinterpret_cast<const dlpack::ExchangeAPI*>(header);
+}
+
+inline TypeFacts& facts_of(PyTypeObject* type) {
+  static std::deque<TypeFacts> known;  // few types are ever seen; the GIL guards it
+  for (TypeFacts& facts : known)
+    if (facts.type == type) return facts;
+  Py_INCREF(type);
+  const int has_dlpack = PyObject_HasAttrString(reinterpret_cast<PyObject*>(type), "__dlpack__");
+  return known.emplace_back(TypeFacts{type, find_exchange_api(type), has_dlpack == 1});
+}
+
+/// Hands the managed tensor in a DLPack capsule to from_dlpack, marking the capsule used (so its
+/// destructor leaves the tensor alone); nullopt when `capsule` is not an unused DLPack capsule.
+inline std::optional<AnyTensor> take_capsule(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
+    auto* managed = static_cast<dlpack::ManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, "dltensor_versioned"));
+    if (PyCapsule_SetName(capsule, "used_dltensor_versioned") != 0) return std::nullopt;
+    return from_dlpack(managed);
+  }
+  if (PyCapsule_IsValid(capsule, "dltensor")) {
+    auto* managed = static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(capsule, "dltensor"));
+    if (PyCapsule_SetName(capsule, "used_dltensor") != 0) return std::nullopt;
+    return from_dlpack(managed);
+  }
+  return std::nullopt;
+}
+
+/// The DLPack device type of the tensor in an unused DLPack capsule (CPU for anything else).
+inline dlpack::DeviceType capsule_device(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, "dltensor_versioned"))
+    return static_cast<dlpack::ManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, "dltensor_versioned"))
+        ->dl_tensor.device.device_type;
+  if (PyCapsule_IsValid(capsule, "dltensor"))
+    return static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(capsule, "dltensor"))->dl_tensor.device.device_type;
+  return dlpack::DeviceType::CPU;
+}
+
+/// `object.__dlpack__(max_version=(1, 3))` (or without max_version for producers that predate it,
+/// such as NumPy 1.x and PyTorch 1.x), with `stream=1` when `legacy_stream`: the producer then
+/// makes CUDA's legacy default stream, which zerotensor's streams synchronise with, wait for its
+/// queued work. A new reference, or NULL with the error cleared.
+inline PyObject* call_dlpack(PyObject* object, TypeFacts& facts, bool legacy_stream) {
+  static PyObject* const method = interned("__dlpack__");
+  static PyObject* const max_version = Py_BuildValue("(II)", dlpack::major_version, dlpack::minor_version);
+  static PyObject* const one = PyLong_FromLong(1);
+  static PyObject* const names[4] = {nullptr, Py_BuildValue("(s)", "max_version"), Py_BuildValue("(s)", "stream"),
+                                     Py_BuildValue("(ss)", "max_version", "stream")};
+  for (;;) {
+    const bool versioned = facts.dlpack_takes_max_version;
+    PyObject* args[3] = {object};
+    std::size_t count = 1;
+    if (versioned) args[count++] = max_version;
+    if (legacy_stream) args[count++] = one;
+    PyObject* capsule = PyObject_VectorcallMethod(method, args, 1, names[int(versioned) + 2 * int(legacy_stream)]);
+    if (capsule != nullptr) return capsule;
+    const bool refused_max_version = versioned && PyErr_ExceptionMatches(PyExc_TypeError);
+    PyErr_Clear();
+    if (!refused_max_version) return nullptr;
+    facts.dlpack_takes_max_version = false;
+  }
+}
+
+/// The `__dlpack__` route. A CUDA tensor is asked for again with the stream argument (a CPU
+/// producer must not be given one).
+inline std::optional<AnyTensor> via_dlpack(PyObject* object, TypeFacts& facts) {
+  PyObject* capsule = call_dlpack(object, facts, false);
+  if (capsule != nullptr && capsule_device(capsule) == dlpack::DeviceType::CUDA) {
+    Py_DECREF(capsule);  // its destructor returns the unused tensor to the producer
+    capsule = call_dlpack(object, facts, true);
+  }
+  if (capsule == nullptr) return std::nullopt;
+  std::unique_ptr<PyObject, void (*)(PyObject*)> held(capsule, &decref);
+  return take_capsule(capsule);
+}
+
+/// The exchange API's route: the producer's owning export, with no Python call. A CUDA tensor
+/// goes the `__dlpack__` route instead, where the producer synchronises the streams.
+inline std::optional<AnyTensor> via_exchange_api(PyObject* object, TypeFacts& facts) {
+  dlpack::ManagedTensorVersioned* managed = nullptr;
+  if (facts.exchange_api->managed_tensor_from_py_object_no_sync(object, &managed) != 0) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  if (managed->dl_tensor.device.device_type == dlpack::DeviceType::CUDA && facts.has_dlpack) {
+    dlpack::CallDeleter{}(managed);
+    return via_dlpack(object, facts);
+  }
+  return from_dlpack(managed);
+}
+
+inline void release_buffer(Py_buffer* buffer) {
+  PyBuffer_Release(buffer);
+  delete buffer;
+}
+
+/// The DLPack type of a buffer-protocol element: a struct-module format of native byte order
+/// ('@', '=' or '<' on a little-endian machine) whose letter gives the kind and `itemsize` the
+/// width; nullopt for anything else.
+inline std::optional<dlpack::DataType> buffer_element_type(const char* format, Py_ssize_t itemsize) {
+  if (format == nullptr) format = "B";
+  const bool little_endian = PY_LITTLE_ENDIAN != 0;
+  if (*format == '@' || *format == '=' || (*format == '<' && little_endian) || (*format == '>' && !little_endian))
+    ++format;
+  const std::string_view letters(format);
+  dlpack::TypeCode code;
+  if (letters == "?") code = dlpack::TypeCode::Bool;
+  else if (letters.size() == 1 && std::string_view("bhilq").find(letters[0]) != std::string_view::npos) code = dlpack::TypeCode::Int;
+  else if (letters.size() == 1 && std::string_view("BHILQ").find(letters[0]) != std::string_view::npos) code = dlpack::TypeCode::UInt;
+  else if (letters == "e" || letters == "f" || letters == "d") code = dlpack::TypeCode::Float;
+  else if (letters == "Zf" || letters == "Zd") code = dlpack::TypeCode::Complex;
+  else return std::nullopt;
+  if (itemsize <= 0 || itemsize > 16) return std::nullopt;
+  return dlpack::DataType{std::uint8_t(code), std::uint8_t(8 * itemsize), 1};
+}
+
+/// The buffer-protocol route (memoryview, bytes, bytearray, array.array, ...): the buffer is held
+/// until the last view dies, and a read-only buffer gives a read-only tensor.
+inline std::optional<AnyTensor> via_buffer(PyObject* object) {
+  auto buffer = std::make_unique<Py_buffer>();
+  if (PyObject_GetBuffer(object, buffer.get(), PyBUF_RECORDS_RO) != 0) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  Py_buffer& view = *buffer;
+  KeepAlive owner(buffer.release(), &under_gil<Py_buffer, release_buffer>);
+  const std::optional<dlpack::DataType> type = buffer_element_type(view.format, view.itemsize);
+  if (!type) return std::nullopt;
+  std::vector<std::int64_t> extents(2 * std::size_t(view.ndim));
+  for (int dim = 0; dim < view.ndim; ++dim) {
+    extents[std::size_t(dim)] = view.shape[dim];
+    const Py_ssize_t stride = view.strides != nullptr ? view.strides[dim] : 0;
+    if (stride % view.itemsize != 0) return std::nullopt;  // not a whole number of elements
+    extents[std::size_t(view.ndim + dim)] = stride / view.itemsize;
+  }
+  const dlpack::Tensor descriptor{view.buf,
+                                  {dlpack::DeviceType::CPU, 0},
+                                  view.ndim,
+                                  *type,
+                                  extents.data(),
+                                  view.strides != nullptr ? extents.data() + view.ndim : nullptr,
+                                  0};
+  return zt::detail::view_from_dlpack(descriptor, view.readonly ? dlpack::flag_read_only : 0, std::move(owner));
+}
+
+/// The tensor `object` shares memory with: through its type's C exchange API, else
+/// `__dlpack__`, else the buffer protocol (each tried when the one before refuses: NumPy 1.x's
+/// `__dlpack__` refuses read-only arrays, which its buffer gives); nullopt (no Python error set)
+/// when none applies. zerotensor's errors (an unaligned first element, a bool byte other than 0
+/// or 1, ...) propagate.
+inline std::optional<AnyTensor> import_object(PyObject* object) {
+  TypeFacts& facts = facts_of(Py_TYPE(object));
+  std::optional<AnyTensor> tensor;
+  if (facts.exchange_api != nullptr) tensor = via_exchange_api(object, facts);
+  if (!tensor && facts.has_dlpack) tensor = via_dlpack(object, facts);
+  if (!tensor && PyObject_CheckBuffer(object)) tensor = via_buffer(object);
+  return tensor;
+}
+
+}  // namespace zt::python::detail
