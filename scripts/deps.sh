@@ -6,7 +6,8 @@
 set -euo pipefail
 
 core=(cmake make g++ libeigen3-dev libboost-dev nlohmann-json3-dev libsimdjson-dev libhwy-dev)
-test=(libboost-test-dev libdlpack-dev libtorch-dev python3-numpy python3-venv)
+# The binding casters' tests: Python's headers, pybind11, and Debian's PyTorch 1.13 for Python.
+test=(libboost-test-dev libdlpack-dev libtorch-dev python3-numpy python3-venv python3-dev pybind11-dev python3-torch)
 bench=(libbenchmark-dev)
 # libFuzzer and the sanitizer runtimes come with clang's runtime package; llvm gives
 # llvm-symbolizer, which names the lines of a crash's stack.

@@ -43,6 +43,10 @@ struct Requirements {
   std::size_t rank = dynamic;    ///< any rank when dynamic
   bool writable = false;         ///< refuse read-only memory
   bool contiguous = false;       ///< refuse anything but C order
+  /// The argument only reads (a const element type): the view may be read-only whatever the
+  /// producer's memory is, which lets a C exchange API's borrowed description serve (no
+  /// allocation in the producer).
+  bool read_only_view = false;
 };
 
 /// A typed argument that binds only to C-contiguous memory, for code that needs inner stride 1
@@ -70,7 +74,7 @@ class Contiguous : public Tensor<T, Rank> {
 /// meets `needs`; nullopt otherwise, with no Python error set. zerotensor's errors about what a
 /// producer described (an unaligned first element, a bool byte other than 0 or 1) propagate.
 [[nodiscard]] inline std::optional<AnyTensor> from_object(PyObject* object, const Requirements& needs = {}) {
-  std::optional<AnyTensor> tensor = detail::import_object(object);
+  std::optional<AnyTensor> tensor = detail::import_object(object, needs.read_only_view);
   if (tensor && !meets(*tensor, needs)) tensor.reset();
   return tensor;
 }
@@ -97,13 +101,15 @@ template <class T, std::size_t Rank>
 struct ArgumentTraits<Tensor<T, Rank>> {
   using element = T;
   static constexpr std::size_t rank = Rank;
-  static constexpr Requirements needs{dtype_of<std::remove_const_t<T>>, Rank, !std::is_const_v<T>, false};
+  static constexpr Requirements needs{dtype_of<std::remove_const_t<T>>, Rank, !std::is_const_v<T>, false,
+                                      std::is_const_v<T>};
   static constexpr bool typed = true;
 };
 
 template <class T, std::size_t Rank>
 struct ArgumentTraits<Contiguous<T, Rank>> : ArgumentTraits<Tensor<T, Rank>> {
-  static constexpr Requirements needs{dtype_of<std::remove_const_t<T>>, Rank, !std::is_const_v<T>, true};
+  static constexpr Requirements needs{dtype_of<std::remove_const_t<T>>, Rank, !std::is_const_v<T>, true,
+                                      std::is_const_v<T>};
 };
 
 /// The argument `object` gives, or nullopt when it does not bind (so overload resolution goes on).

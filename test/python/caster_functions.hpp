@@ -67,6 +67,7 @@ void define_caster_functions(Module& m) {
     for (float v : std::span(flat.as<const float>().data(), std::size_t(flat.numel()))) sum += v;
     return sum;
   });
+  m.def("norm", [](zt::Tensor<const float> x) { return x.contiguous().array().matrix().norm(); });  // README's
   m.def("contiguous_total", [](zt::python::Contiguous<const float, 1> x) { return double(x.array().sum()); });
   m.def("pick", [](zt::Tensor<const std::int64_t>) { return std::string("int64"); });
   m.def("pick", [](zt::Tensor<const float>) { return std::string("float32"); });

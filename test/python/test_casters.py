@@ -94,6 +94,13 @@ class NumPyArguments(unittest.TestCase):
         self.assertEqual(a[0, 0], 0.0)
         self.assertEqual(ext.describe(a.T)[2], [1, 6])
 
+    def test_the_readme_binding(self):
+        a = np.array([[3.0, 0.0], [0.0, 4.0]], dtype=np.float32)
+        self.assertAlmostEqual(ext.norm(a), 5.0, places=6)
+        self.assertAlmostEqual(ext.norm(a.T[:, ::-1]), 5.0, places=6)  # strided: copied to contiguous
+        ext.scale(a, 2.0)
+        self.assertEqual(a[1, 1], 8.0)
+
     def test_contiguous_arguments_refuse_strided_memory(self):
         a = np.arange(8, dtype=np.float32)
         self.assertEqual(ext.contiguous_total(a), 28.0)

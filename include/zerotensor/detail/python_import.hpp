@@ -98,8 +98,11 @@ inline PyObject* call_dlpack(PyObject* object, TypeFacts& facts, bool legacy_str
   static PyObject* const method = interned("__dlpack__");
   static PyObject* const max_version = Py_BuildValue("(II)", dlpack::major_version, dlpack::minor_version);
   static PyObject* const one = PyLong_FromLong(1);
-  static PyObject* const names[4] = {nullptr, Py_BuildValue("(s)", "max_version"), Py_BuildValue("(s)", "stream"),
-                                     Py_BuildValue("(ss)", "max_version", "stream")};
+  // Interned names: a producer's argument parser (NumPy's) matches them by identity, not by text.
+  static PyObject* const max_version_name = interned("max_version");
+  static PyObject* const stream_name = interned("stream");
+  static PyObject* const names[4] = {nullptr, PyTuple_Pack(1, max_version_name), PyTuple_Pack(1, stream_name),
+                                     PyTuple_Pack(2, max_version_name, stream_name)};
   for (;;) {
     const bool versioned = facts.dlpack_takes_max_version;
     PyObject* args[3] = {object};
@@ -128,9 +131,25 @@ inline std::optional<AnyTensor> via_dlpack(PyObject* object, TypeFacts& facts) {
   return take_capsule(capsule);
 }
 
-/// The exchange API's route: the producer's owning export, with no Python call. A CUDA tensor
-/// goes the `__dlpack__` route instead, where the producer synchronises the streams.
-inline std::optional<AnyTensor> via_exchange_api(PyObject* object, TypeFacts& facts) {
+/// The exchange API's borrowed description, for a view that is read-only anyway (its flags are
+/// not given): the object itself is kept alive. No allocation in the producer, no Python call.
+inline std::optional<AnyTensor> via_exchange_description(PyObject* object, TypeFacts& facts) {
+  dlpack::Tensor described{};
+  if (facts.exchange_api->dltensor_from_py_object_no_sync(object, &described) != 0) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  if (described.device.device_type == dlpack::DeviceType::CUDA && facts.has_dlpack) return via_dlpack(object, facts);
+  Py_INCREF(object);
+  return zt::detail::view_from_dlpack(described, dlpack::flag_read_only, keep_object(object));
+}
+
+/// The exchange API's route: the producer's owning export (or, for a read-only view, its
+/// borrowed description), with no Python call. A CUDA tensor goes the `__dlpack__` route instead,
+/// where the producer synchronises the streams.
+inline std::optional<AnyTensor> via_exchange_api(PyObject* object, TypeFacts& facts, bool read_only_view) {
+  if (read_only_view && facts.exchange_api->dltensor_from_py_object_no_sync != nullptr)
+    return via_exchange_description(object, facts);
   dlpack::ManagedTensorVersioned* managed = nullptr;
   if (facts.exchange_api->managed_tensor_from_py_object_no_sync(object, &managed) != 0) {
     PyErr_Clear();
@@ -200,12 +219,13 @@ inline std::optional<AnyTensor> via_buffer(PyObject* object) {
 /// The tensor `object` shares memory with: through its type's C exchange API, else
 /// `__dlpack__`, else the buffer protocol (each tried when the one before refuses: NumPy 1.x's
 /// `__dlpack__` refuses read-only arrays, which its buffer gives); nullopt (no Python error set)
-/// when none applies. zerotensor's errors (an unaligned first element, a bool byte other than 0
+/// when none applies. With `read_only_view` the view may come back read-only whatever the
+/// producer's memory is. zerotensor's errors (an unaligned first element, a bool byte other than 0
 /// or 1, ...) propagate.
-inline std::optional<AnyTensor> import_object(PyObject* object) {
+inline std::optional<AnyTensor> import_object(PyObject* object, bool read_only_view) {
   TypeFacts& facts = facts_of(Py_TYPE(object));
   std::optional<AnyTensor> tensor;
-  if (facts.exchange_api != nullptr) tensor = via_exchange_api(object, facts);
+  if (facts.exchange_api != nullptr) tensor = via_exchange_api(object, facts, read_only_view);
   if (!tensor && facts.has_dlpack) tensor = via_dlpack(object, facts);
   if (!tensor && PyObject_CheckBuffer(object)) tensor = via_buffer(object);
   return tensor;
