@@ -57,6 +57,12 @@ template <class Module>
 void define_caster_functions(Module& m) {
   m.def("describe", [](zt::AnyTensor x) { return describe(x); });
   m.def("identity", [](zt::AnyTensor x) { return x; });
+  m.def("device_of", [](zt::AnyTensor x) { return zt::to_string(x.device()); });
+#if defined(ZT_CUDA) && ZT_CUDA
+  m.def("cuda_build", [] { return true; });
+#else
+  m.def("cuda_build", [] { return false; });
+#endif
   m.def("scale", [](zt::Tensor<float, 2> x, float s) {
     for (zt::index_t i = 0; i < x.size(0); ++i)
       for (zt::index_t j = 0; j < x.size(1); ++j) x(i, j) *= s;

@@ -330,6 +330,20 @@ class TorchExchangeAPI(unittest.TestCase):
         self.assertEqual(torch.from_dlpack(read_only).tolist(), [1.0, 1.0])
 
 
+@unittest.skipIf(torch is None or not torch.cuda.is_available(), "no PyTorch with a CUDA GPU")
+class TorchCUDA(unittest.TestCase):
+    def test_cuda_tensors_bind_in_the_cuda_build_only(self):
+        t = torch.arange(6, dtype=torch.float32, device="cuda").reshape(2, 3)
+        if not ext.cuda_build():
+            with self.assertRaises(TypeError):
+                ext.describe(t)
+            return
+        self.assertEqual(ext.device_of(t), "cuda:0")
+        self.assertEqual(ext.describe(t)[:5], ("float32", [2, 3], [3, 1], True, t.data_ptr()))
+        back = torch.from_dlpack(ext.identity(t))
+        self.assertEqual((back.device.type, back.data_ptr()), ("cuda", t.data_ptr()))
+
+
 if __name__ == "__main__":
     print(f"{sys.argv[2]}: Python {sys.version.split()[0]}, NumPy {np.__version__}, "
           f"PyTorch {torch.__version__ if torch is not None else 'not installed'}")

@@ -64,30 +64,37 @@ inline TypeFacts& facts_of(PyTypeObject* type) {
   return known.emplace_back(TypeFacts{type, find_exchange_api(type), has_dlpack == 1});
 }
 
-/// Hands the managed tensor in a DLPack capsule to from_dlpack, marking the capsule used (so its
-/// destructor leaves the tensor alone); nullopt when `capsule` is not an unused DLPack capsule.
-inline std::optional<AnyTensor> take_capsule(PyObject* capsule) {
-  if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
-    auto* managed = static_cast<dlpack::ManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, "dltensor_versioned"));
-    if (PyCapsule_SetName(capsule, "used_dltensor_versioned") != 0) return std::nullopt;
-    return from_dlpack(managed);
+/// The managed tensor in an unused DLPack capsule ("dltensor_versioned" or "dltensor"), read once.
+struct CapsuleTensor {
+  void* managed = nullptr;  ///< NULL: not an unused DLPack capsule
+  bool versioned = false;
+  [[nodiscard]] dlpack::DeviceType device_type() const {
+    return versioned ? static_cast<dlpack::ManagedTensorVersioned*>(managed)->dl_tensor.device.device_type
+                     : static_cast<dlpack::ManagedTensor*>(managed)->dl_tensor.device.device_type;
   }
-  if (PyCapsule_IsValid(capsule, "dltensor")) {
-    auto* managed = static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(capsule, "dltensor"));
-    if (PyCapsule_SetName(capsule, "used_dltensor") != 0) return std::nullopt;
-    return from_dlpack(managed);
+};
+
+inline CapsuleTensor open_capsule(PyObject* capsule) {
+  const char* name = PyCapsule_GetName(capsule);
+  if (name == nullptr) {
+    PyErr_Clear();
+    return {};
   }
-  return std::nullopt;
+  const std::string_view found(name);
+  const bool versioned = found == "dltensor_versioned";
+  if (!versioned && found != "dltensor") return {};
+  return {PyCapsule_GetPointer(capsule, name), versioned};
 }
 
-/// The DLPack device type of the tensor in an unused DLPack capsule (CPU for anything else).
-inline dlpack::DeviceType capsule_device(PyObject* capsule) {
-  if (PyCapsule_IsValid(capsule, "dltensor_versioned"))
-    return static_cast<dlpack::ManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, "dltensor_versioned"))
-        ->dl_tensor.device.device_type;
-  if (PyCapsule_IsValid(capsule, "dltensor"))
-    return static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(capsule, "dltensor"))->dl_tensor.device.device_type;
-  return dlpack::DeviceType::CPU;
+/// Hands the capsule's managed tensor to from_dlpack, marking the capsule used (so its destructor
+/// leaves the tensor alone).
+inline std::optional<AnyTensor> take_capsule(PyObject* capsule, const CapsuleTensor& tensor) {
+  if (PyCapsule_SetName(capsule, tensor.versioned ? "used_dltensor_versioned" : "used_dltensor") != 0) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  if (tensor.versioned) return from_dlpack(static_cast<dlpack::ManagedTensorVersioned*>(tensor.managed));
+  return from_dlpack(static_cast<dlpack::ManagedTensor*>(tensor.managed));
 }
 
 /// `object.__dlpack__(max_version=(1, 3))` (or without max_version for producers that predate it,
@@ -118,17 +125,24 @@ inline PyObject* call_dlpack(PyObject* object, TypeFacts& facts, bool legacy_str
   }
 }
 
-/// The `__dlpack__` route. A CUDA tensor is asked for again with the stream argument (a CPU
-/// producer must not be given one).
+/// The buffer-protocol route, declared for the routes before it to fall back on.
+inline std::optional<AnyTensor> via_buffer(PyObject* object);
+
+/// The `__dlpack__` route, falling back on the buffer protocol. A CUDA tensor is asked for again
+/// with the stream argument (a CPU producer must not be given one).
 inline std::optional<AnyTensor> via_dlpack(PyObject* object, TypeFacts& facts) {
   PyObject* capsule = call_dlpack(object, facts, false);
-  if (capsule != nullptr && capsule_device(capsule) == dlpack::DeviceType::CUDA) {
+  if (capsule == nullptr) return via_buffer(object);
+  CapsuleTensor tensor = open_capsule(capsule);
+  if (tensor.managed != nullptr && tensor.device_type() == dlpack::DeviceType::CUDA) {
     Py_DECREF(capsule);  // its destructor returns the unused tensor to the producer
     capsule = call_dlpack(object, facts, true);
+    if (capsule == nullptr) return std::nullopt;
+    tensor = open_capsule(capsule);
   }
-  if (capsule == nullptr) return std::nullopt;
   std::unique_ptr<PyObject, void (*)(PyObject*)> held(capsule, &decref);
-  return take_capsule(capsule);
+  if (tensor.managed == nullptr) return via_buffer(object);
+  return take_capsule(capsule, tensor);
 }
 
 /// The exchange API's borrowed description, for a view that is read-only anyway (its flags are
@@ -137,7 +151,7 @@ inline std::optional<AnyTensor> via_exchange_description(PyObject* object, TypeF
   dlpack::Tensor described{};
   if (facts.exchange_api->dltensor_from_py_object_no_sync(object, &described) != 0) {
     PyErr_Clear();
-    return std::nullopt;
+    return facts.has_dlpack ? via_dlpack(object, facts) : via_buffer(object);
   }
   if (described.device.device_type == dlpack::DeviceType::CUDA && facts.has_dlpack) return via_dlpack(object, facts);
   Py_INCREF(object);
@@ -153,7 +167,7 @@ inline std::optional<AnyTensor> via_exchange_api(PyObject* object, TypeFacts& fa
   dlpack::ManagedTensorVersioned* managed = nullptr;
   if (facts.exchange_api->managed_tensor_from_py_object_no_sync(object, &managed) != 0) {
     PyErr_Clear();
-    return std::nullopt;
+    return facts.has_dlpack ? via_dlpack(object, facts) : via_buffer(object);
   }
   if (managed->dl_tensor.device.device_type == dlpack::DeviceType::CUDA && facts.has_dlpack) {
     dlpack::CallDeleter{}(managed);
@@ -190,6 +204,7 @@ inline std::optional<dlpack::DataType> buffer_element_type(const char* format, P
 /// The buffer-protocol route (memoryview, bytes, bytearray, array.array, ...): the buffer is held
 /// until the last view dies, and a read-only buffer gives a read-only tensor.
 inline std::optional<AnyTensor> via_buffer(PyObject* object) {
+  if (!PyObject_CheckBuffer(object)) return std::nullopt;
   auto buffer = std::make_unique<Py_buffer>();
   if (PyObject_GetBuffer(object, buffer.get(), PyBUF_RECORDS_RO) != 0) {
     PyErr_Clear();
@@ -217,18 +232,16 @@ inline std::optional<AnyTensor> via_buffer(PyObject* object) {
 }
 
 /// The tensor `object` shares memory with: through its type's C exchange API, else
-/// `__dlpack__`, else the buffer protocol (each tried when the one before refuses: NumPy 1.x's
-/// `__dlpack__` refuses read-only arrays, which its buffer gives); nullopt (no Python error set)
-/// when none applies. With `read_only_view` the view may come back read-only whatever the
-/// producer's memory is. zerotensor's errors (an unaligned first element, a bool byte other than 0
-/// or 1, ...) propagate.
+/// `__dlpack__`, else the buffer protocol, each route falling back on the next when it gives no
+/// tensor (NumPy 1.x's `__dlpack__` refuses read-only arrays, which its buffer gives); nullopt (no
+/// Python error set) when none does. With `read_only_view` the view may come back read-only
+/// whatever the producer's memory is. zerotensor's errors (an unaligned first element, a bool
+/// byte other than 0 or 1, ...) propagate.
 inline std::optional<AnyTensor> import_object(PyObject* object, bool read_only_view) {
   TypeFacts& facts = facts_of(Py_TYPE(object));
-  std::optional<AnyTensor> tensor;
-  if (facts.exchange_api != nullptr) tensor = via_exchange_api(object, facts, read_only_view);
-  if (!tensor && facts.has_dlpack) tensor = via_dlpack(object, facts);
-  if (!tensor && PyObject_CheckBuffer(object)) tensor = via_buffer(object);
-  return tensor;
+  if (facts.exchange_api != nullptr) return via_exchange_api(object, facts, read_only_view);
+  if (facts.has_dlpack) return via_dlpack(object, facts);
+  return via_buffer(object);
 }
 
 }  // namespace zt::python::detail
