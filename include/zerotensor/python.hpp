@@ -167,9 +167,6 @@ struct Signature {
   }();
 };
 
-template <class View>
-inline constexpr bool is_argument_type = requires { ArgumentTraits<View>::needs; };
-
 }  // namespace detail
 
 }  // namespace zt::python

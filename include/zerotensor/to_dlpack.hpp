@@ -30,6 +30,9 @@ namespace zt {
 /// tensor is refused with TypeError (use to_dlpack, or export a clone()).
 [[nodiscard]] ZT_API dlpack::ManagedTensor* to_dlpack_legacy(const AnyTensor& tensor);
 
+/// The DLPack device of `device`: CPU (id 0), CUDA, CUDAHost or CUDAManaged with its index.
+[[nodiscard]] ZT_API dlpack::Device to_dlpack_device(Device device) noexcept;
+
 /// A new C-contiguous tensor of `prototype`'s dtype, ndim, shape and device (its data, strides and
 /// byte_offset are not read), exported as to_dlpack does: what a DLPack exchange API's
 /// managed_tensor_allocator returns. The errors of from_dlpack for the dtype, device and shape,

@@ -127,18 +127,8 @@ inline PyObject* dlpack_method(PyObject* self, PyObject* const* args, Py_ssize_t
   }
 }
 
-inline dlpack::Device dlpack_device_of(Device device) {
-  switch (device.kind) {
-    case DeviceKind::CUDA: return {dlpack::DeviceType::CUDA, device.index};
-    case DeviceKind::CUDAHost: return {dlpack::DeviceType::CUDAHost, device.index};
-    case DeviceKind::CUDAManaged: return {dlpack::DeviceType::CUDAManaged, device.index};
-    case DeviceKind::CPU: break;
-  }
-  return {dlpack::DeviceType::CPU, 0};
-}
-
 inline PyObject* dlpack_device_method(PyObject* self, PyObject*) {
-  const dlpack::Device device = dlpack_device_of(tensor_of(self).device());
+  const dlpack::Device device = to_dlpack_device(tensor_of(self).device());
   return Py_BuildValue("(ii)", int(device.device_type), int(device.device_id));
 }
 

@@ -85,16 +85,6 @@ Device device_from_dlpack(dlpack::Device device) {
   throw_unsupported_device(device);
 }
 
-dlpack::Device dlpack_device(Device device) {
-  switch (device.kind) {
-    case DeviceKind::CUDA: return {DeviceType::CUDA, device.index};
-    case DeviceKind::CUDAHost: return {DeviceType::CUDAHost, device.index};
-    case DeviceKind::CUDAManaged: return {DeviceType::CUDAManaged, device.index};
-    case DeviceKind::CPU: break;
-  }
-  return {DeviceType::CPU, 0};
-}
-
 // ---- import ---------------------------------------------------------------------------------
 
 std::span<const index_t> shape_of(std::int32_t ndim, const index_t* shape) {
@@ -277,7 +267,7 @@ Managed* export_tensor(const AnyTensor& view) {
   // whose data is NULL. The block itself is an address that lives as long as the export.
   void* data = view.data_ptr() != nullptr ? const_cast<void*>(view.data_ptr()) : static_cast<void*>(block);
   managed.dl_tensor = {data,
-                       dlpack_device(view.device()),
+                       to_dlpack_device(view.device()),
                        std::int32_t(rank),
                        {std::uint8_t(formats.dlpack_code), formats.dlpack_bits, formats.lanes},
                        rank == 0 ? nullptr : shape,
@@ -329,6 +319,16 @@ dlpack::ManagedTensorVersioned* to_dlpack(const AnyTensor& tensor) {
   managed->version = {dlpack::major_version, dlpack::minor_version};
   managed->flags = tensor.is_writable() ? 0 : dlpack::flag_read_only;
   return managed;
+}
+
+dlpack::Device to_dlpack_device(Device device) noexcept {
+  switch (device.kind) {
+    case DeviceKind::CUDA: return {dlpack::DeviceType::CUDA, device.index};
+    case DeviceKind::CUDAHost: return {dlpack::DeviceType::CUDAHost, device.index};
+    case DeviceKind::CUDAManaged: return {dlpack::DeviceType::CUDAManaged, device.index};
+    case DeviceKind::CPU: break;
+  }
+  return {dlpack::DeviceType::CPU, 0};
 }
 
 dlpack::ManagedTensorVersioned* allocate_dlpack(const dlpack::Tensor& prototype) {
