@@ -37,7 +37,9 @@ inline PyObject* interned(const char* text) { return PyUnicode_InternFromString(
 struct TypeFacts {
   PyTypeObject* type;
   const dlpack::ExchangeAPI* exchange_api;  ///< a DLPack 1.x C exchange API, or NULL
-  bool has_dlpack;                          ///< the type has `__dlpack__`
+  /// The type's `__dlpack__` (a plain method by contract, called with the object as its first
+  /// argument, as `type(x).__dlpack__(x)`), or NULL; kept with the type.
+  PyObject* dlpack_method;
   bool dlpack_takes_max_version = true;     ///< false once a call with max_version raised TypeError
 };
 
@@ -60,8 +62,10 @@ inline TypeFacts& facts_of(PyTypeObject* type) {
   for (TypeFacts& facts : known)
     if (facts.type == type) return facts;
   Py_INCREF(type);
-  const int has_dlpack = PyObject_HasAttrString(reinterpret_cast<PyObject*>(type), "__dlpack__");
-  return known.emplace_back(TypeFacts{type, find_exchange_api(type), has_dlpack == 1});
+  PyObject* dlpack_method = PyObject_GetAttrString(reinterpret_cast<PyObject*>(type), "__dlpack__");
+  if (dlpack_method == nullptr) PyErr_Clear();
+  if (dlpack_method == Py_None) Py_CLEAR(dlpack_method);  // `__dlpack__ = None` opts out
+  return known.emplace_back(TypeFacts{type, find_exchange_api(type), dlpack_method});
 }
 
 /// The managed tensor in an unused DLPack capsule ("dltensor_versioned" or "dltensor"), read once.
@@ -102,7 +106,6 @@ inline std::optional<AnyTensor> take_capsule(PyObject* capsule, const CapsuleTen
 /// makes CUDA's legacy default stream, which zerotensor's streams synchronise with, wait for its
 /// queued work. A new reference, or NULL with the error cleared.
 inline PyObject* call_dlpack(PyObject* object, TypeFacts& facts, bool legacy_stream) {
-  static PyObject* const method = interned("__dlpack__");
   static PyObject* const max_version = Py_BuildValue("(II)", dlpack::major_version, dlpack::minor_version);
   static PyObject* const one = PyLong_FromLong(1);
   // Interned names: a producer's argument parser (NumPy's) matches them by identity, not by text.
@@ -116,7 +119,7 @@ inline PyObject* call_dlpack(PyObject* object, TypeFacts& facts, bool legacy_str
     std::size_t count = 1;
     if (versioned) args[count++] = max_version;
     if (legacy_stream) args[count++] = one;
-    PyObject* capsule = PyObject_VectorcallMethod(method, args, 1, names[int(versioned) + 2 * int(legacy_stream)]);
+    PyObject* capsule = PyObject_Vectorcall(facts.dlpack_method, args, 1, names[int(versioned) + 2 * int(legacy_stream)]);
     if (capsule != nullptr) return capsule;
     const bool refused_max_version = versioned && PyErr_ExceptionMatches(PyExc_TypeError);
     PyErr_Clear();
@@ -128,9 +131,11 @@ inline PyObject* call_dlpack(PyObject* object, TypeFacts& facts, bool legacy_str
 /// The buffer-protocol route, declared for the routes before it to fall back on.
 inline std::optional<AnyTensor> via_buffer(PyObject* object);
 
-/// The `__dlpack__` route, falling back on the buffer protocol. A CUDA tensor is asked for again
-/// with the stream argument (a CPU producer must not be given one).
+/// The `__dlpack__` route, falling back on the buffer protocol (at once when the type has no
+/// `__dlpack__`). A CUDA tensor is asked for again with the stream argument (a CPU producer must
+/// not be given one).
 inline std::optional<AnyTensor> via_dlpack(PyObject* object, TypeFacts& facts) {
+  if (facts.dlpack_method == nullptr) return via_buffer(object);
   PyObject* capsule = call_dlpack(object, facts, false);
   if (capsule == nullptr) return via_buffer(object);
   CapsuleTensor tensor = open_capsule(capsule);
@@ -151,9 +156,9 @@ inline std::optional<AnyTensor> via_exchange_description(PyObject* object, TypeF
   dlpack::Tensor described{};
   if (facts.exchange_api->dltensor_from_py_object_no_sync(object, &described) != 0) {
     PyErr_Clear();
-    return facts.has_dlpack ? via_dlpack(object, facts) : via_buffer(object);
+    return via_dlpack(object, facts);
   }
-  if (described.device.device_type == dlpack::DeviceType::CUDA && facts.has_dlpack) return via_dlpack(object, facts);
+  if (described.device.device_type == dlpack::DeviceType::CUDA && facts.dlpack_method != nullptr) return via_dlpack(object, facts);
   Py_INCREF(object);
   return zt::detail::view_from_dlpack(described, dlpack::flag_read_only, keep_object(object));
 }
@@ -167,9 +172,9 @@ inline std::optional<AnyTensor> via_exchange_api(PyObject* object, TypeFacts& fa
   dlpack::ManagedTensorVersioned* managed = nullptr;
   if (facts.exchange_api->managed_tensor_from_py_object_no_sync(object, &managed) != 0) {
     PyErr_Clear();
-    return facts.has_dlpack ? via_dlpack(object, facts) : via_buffer(object);
+    return via_dlpack(object, facts);
   }
-  if (managed->dl_tensor.device.device_type == dlpack::DeviceType::CUDA && facts.has_dlpack) {
+  if (managed->dl_tensor.device.device_type == dlpack::DeviceType::CUDA && facts.dlpack_method != nullptr) {
     dlpack::CallDeleter{}(managed);
     return via_dlpack(object, facts);
   }
@@ -240,8 +245,7 @@ inline std::optional<AnyTensor> via_buffer(PyObject* object) {
 inline std::optional<AnyTensor> import_object(PyObject* object, bool read_only_view) {
   TypeFacts& facts = facts_of(Py_TYPE(object));
   if (facts.exchange_api != nullptr) return via_exchange_api(object, facts, read_only_view);
-  if (facts.has_dlpack) return via_dlpack(object, facts);
-  return via_buffer(object);
+  return via_dlpack(object, facts);
 }
 
 }  // namespace zt::python::detail

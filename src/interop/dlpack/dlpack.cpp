@@ -57,13 +57,26 @@ std::string describe_type(dlpack::DataType type) {
                                    "; zerotensor accepts CPU (1), CUDA (2), CUDAHost (3) and CUDAManaged (13)"));
 }
 
-/// The dtype whose DLPack code, bits and lanes are `type`'s (dtype_formats' DLPack columns).
-DType dtype_from_dlpack(dlpack::DataType type) {
+/// DType + 1 by DLPack type code and bits (0: no dtype), from dtype_formats' DLPack columns:
+/// an import looks its dtype up in one step.
+constexpr auto dtypes_by_dlpack_type = [] {
+  std::array<std::array<std::uint8_t, 129>, 18> table{};
   for (DType dtype : all_dtypes) {
     const detail::DTypeFormats& formats = detail::dtype_formats[std::size_t(dtype)];
-    if (formats.dlpack_bits != 0 && type.code == std::uint8_t(formats.dlpack_code) &&
-        type.bits == formats.dlpack_bits && type.lanes == formats.lanes)
-      return dtype;
+    if (formats.dlpack_bits != 0)
+      table[std::size_t(formats.dlpack_code)][formats.dlpack_bits] = std::uint8_t(std::size_t(dtype) + 1);
+  }
+  return table;
+}();
+
+/// The dtype whose DLPack code, bits and lanes are `type`'s.
+DType dtype_from_dlpack(dlpack::DataType type) {
+  if (type.code < dtypes_by_dlpack_type.size() && type.bits < dtypes_by_dlpack_type[0].size()) {
+    const std::uint8_t entry = dtypes_by_dlpack_type[type.code][type.bits];
+    if (entry != 0) {
+      const auto dtype = DType(entry - 1);
+      if (detail::dtype_formats[std::size_t(dtype)].lanes == type.lanes) return dtype;
+    }
   }
   throw_unsupported_type(type);
 }
