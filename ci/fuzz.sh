@@ -3,16 +3,21 @@
 # runs every stored regression input and seed through each harness, then fuzzes each for
 # a bounded time, as many harnesses at a time as the machine has cores (each libFuzzer
 # process runs on one). Any crash, sanitizer report, failed check or timeout fails the script.
-# Usage: ci/fuzz.sh [seconds-per-harness]   (default: $ZT_FUZZ_SECONDS, else 60)
+# Usage: ci/fuzz.sh [seconds-per-harness]   (default: $ZT_FUZZ_SECONDS, else 60); the build tree is
+# $ZT_BUILD_DIR, else build-fuzz.
 # A harness may give extra libFuzzer flags in test/fuzz/fuzz_<name>.options (one per line).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-${ZT_FUZZ_SECONDS:-60}}"
-build=build-fuzz
+build="${ZT_BUILD_DIR:-build-fuzz}"
 bash scripts/deps.sh fuzz
 
-cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZT_FUZZ=ON \
-  -DZT_BUILD_TESTS=OFF -DZT_BUILD_EXAMPLES=OFF -DZT_BUILD_BENCH=OFF -DZT_CUDA=OFF
+# A tree already configured with ZT_FUZZ=ON (CI's sanitizer build, whose suites link the same
+# sanitized library) is used as it is.
+if ! grep -qx 'ZT_FUZZ:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+  cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZT_FUZZ=ON \
+    -DZT_BUILD_TESTS=OFF -DZT_BUILD_EXAMPLES=OFF -DZT_BUILD_BENCH=OFF -DZT_CUDA=OFF
+fi
 cmake --build "$build" -j "$(nproc)" --target zt_fuzzers
 
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

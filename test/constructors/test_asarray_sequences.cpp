@@ -6,6 +6,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <ranges>
 #include <sstream>
@@ -253,10 +254,15 @@ BOOST_AUTO_TEST_CASE(deep_nesting_and_mixed_kinds) {
 }
 
 BOOST_AUTO_TEST_CASE(more_than_128_levels_is_too_many) {
+  // A level is added by the initializer-list constructor, named: `NestedScalars{deep}` may copy
+  // `deep` instead (compilers differ on a braced list of one element of the class's own type).
+  const auto nest = [](const zt::NestedScalars& inner) {
+    return zt::NestedScalars(std::initializer_list<zt::NestedScalars>{inner});
+  };
   zt::NestedScalars deep = {1};  // one level
-  for (int level = 1; level < 127; ++level) deep = zt::NestedScalars{deep};
+  for (int level = 1; level < 127; ++level) deep = nest(deep);
   BOOST_TEST(zt::asarray({deep}).rank() == 128u);  // the braces add the 128th level
-  BOOST_CHECK_EXCEPTION((void)zt::asarray({zt::NestedScalars{deep}}), zt::ValueError,
+  BOOST_CHECK_EXCEPTION((void)zt::asarray({nest(deep)}), zt::ValueError,
                         with_message<zt::ValueError>("too many dimensions: the sequence nests deeper than 128 levels"));
 }
 

@@ -18,13 +18,11 @@
 #include <string_view>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <xmmintrin.h>
-#endif
 
 #include "formats/gguf/dequantize_blocks.hpp"
 #include "formats/gguf/ggml_types.hpp"
 #include "support/file_test_support.hpp"
+#include "support/flush_denormals.hpp"
 #include "support/gguf_reference.hpp"
 #include "support/message_check.hpp"
 #include "zerotensor/any_tensor.hpp"
@@ -100,17 +98,6 @@ std::size_t subnormals(const std::vector<float>& values) {
   return count;
 }
 
-#if defined(__SSE2__)
-/// Flush-to-zero and denormals-are-zero on for its lifetime, as a caller may have them.
-struct FlushToZero {
-  unsigned saved = _mm_getcsr();
-  FlushToZero() { _mm_setcsr(saved | 0x8040u); }  // FTZ (bit 15) | DAZ (bit 6)
-  ~FlushToZero() { _mm_setcsr(saved); }
-  FlushToZero(const FlushToZero&) = delete;
-  FlushToZero& operator=(const FlushToZero&) = delete;
-};
-#endif
-
 const zt::DType outputs[] = {zt::float32, zt::float16, zt::bfloat16};
 
 /// A tensor of q8_0 blocks of `shape`, their bytes unset (for the refusals).
@@ -133,7 +120,8 @@ BOOST_DATA_TEST_CASE(each_decoded_type_dequantizes_to_the_reference_values_in_fl
     BOOST_TEST(values.shape() == zt::DynamicExtents({rows, n / rows * ref.block_values}));
     BOOST_TEST(values.is_contiguous());
     const zt::index_t columns = values.shape()[1];
-    BOOST_TEST(mismatches(values, [&](zt::index_t r, zt::index_t c) { return ref.values[std::size_t(r * columns + c)]; }) == 0u,
+    const std::vector<float>& expected = ref.values;
+    BOOST_TEST(mismatches(values, [&](zt::index_t r, zt::index_t c) { return expected[std::size_t(r * columns + c)]; }) == 0u,
                dtype);
   }
   BOOST_TEST(zt::dequantize(ref.blocks).shape() == zt::DynamicExtents({n * ref.block_values}));
@@ -144,11 +132,12 @@ BOOST_DATA_TEST_CASE(every_other_row_and_a_narrow_of_blocks_dequantize_to_their_
   const Reference ref = reference(name);
   const zt::index_t n = ref.blocks.numel(), columns = n / 4, bv = ref.block_values;
   const zt::AnyTensor view = ref.blocks.view({4, columns}).slice(0, 0, 4, 2).narrow(1, 1, columns - 2);
+  const std::vector<float>& expected = ref.values;
   for (const zt::DType dtype : outputs) {
     const zt::AnyTensor values = zt::dequantize(view, dtype);
     BOOST_TEST(values.shape() == zt::DynamicExtents({2, (columns - 2) * bv}));
     BOOST_TEST(mismatches(values, [&](zt::index_t r, zt::index_t c) {
-                 return ref.values[std::size_t((2 * r * columns + 1) * bv + c)];
+                 return expected[std::size_t((2 * r * columns + 1) * bv + c)];
                }) == 0u,
                dtype);
   }
@@ -160,11 +149,12 @@ BOOST_DATA_TEST_CASE(blocks_whose_row_is_strided_dequantize_block_by_block, boos
   const Reference ref = reference(name);
   const zt::index_t n = ref.blocks.numel(), columns = n / 4, bv = ref.block_values;
   const zt::AnyTensor transposed = ref.blocks.view({4, columns}).t();
+  const std::vector<float>& expected = ref.values;
   for (const zt::DType dtype : outputs) {
     const zt::AnyTensor values = zt::dequantize(transposed, dtype);
     BOOST_TEST(values.shape() == zt::DynamicExtents({columns, 4 * bv}));
     BOOST_TEST(mismatches(values, [&](zt::index_t r, zt::index_t c) {
-                 return ref.values[std::size_t((c / bv * columns + r) * bv + c % bv)];
+                 return expected[std::size_t((c / bv * columns + r) * bv + c % bv)];
                }) == 0u,
                dtype);
   }
@@ -235,7 +225,7 @@ BOOST_AUTO_TEST_CASE(subnormal_values_are_kept_with_flush_to_zero_and_denormals_
       const zt::AnyTensor strided =
           zt::empty(std::vector<zt::index_t>{ref.blocks.numel() * ref.block_values, 2}, dtype).t().narrow(0, 0, 1);
       const zt::AnyTensor values = [&] {
-        FlushToZero mode;
+        zt_test::FlushDenormals mode;
         zt::dequantize_into(blocks, strided);
         return zt::dequantize(blocks, dtype);
       }();

@@ -17,13 +17,11 @@
 #include <tuple>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <xmmintrin.h>
-#endif
 
 #include "formats/gguf/dequantize_blocks.hpp"
 #include "formats/gguf/ggml_types.hpp"
 #include "support/file_test_support.hpp"
+#include "support/flush_denormals.hpp"
 #include "support/gguf_reference.hpp"
 #include "support/message_check.hpp"
 #include "zerotensor/error.hpp"
@@ -61,17 +59,6 @@ std::size_t subnormals(const std::vector<std::uint32_t>& values) {
   return count;
 }
 
-#if defined(__SSE2__)
-/// Flush-to-zero and denormals-are-zero on for its lifetime, as a caller may have them.
-struct FlushToZero {
-  unsigned saved = _mm_getcsr();
-  FlushToZero() { _mm_setcsr(saved | 0x8040u); }  // FTZ (bit 15) | DAZ (bit 6)
-  ~FlushToZero() { _mm_setcsr(saved); }
-  FlushToZero(const FlushToZero&) = delete;
-  FlushToZero& operator=(const FlushToZero&) = delete;
-};
-#endif
-
 std::vector<std::byte> zero_bytes(std::size_t n) { return std::vector<std::byte>(n); }
 
 }  // namespace
@@ -108,7 +95,7 @@ BOOST_DATA_TEST_CASE(flush_to_zero_and_denormals_are_zero_change_no_value, boost
   const Reference expected = reference(name);
   std::size_t count = 0;
   {
-    FlushToZero mode;
+    zt_test::FlushDenormals mode;
     count = mismatches(type, expected, 0);
   }
   BOOST_TEST(count == 0u);

@@ -40,7 +40,6 @@ const detail::GgmlType& checked_block_type(const char* operation, const AnyTenso
   const auto found = std::ranges::find(detail::ggml_types, dtype, &detail::GgmlType::dtype);
   if (!is_gguf_block(dtype) || found == detail::ggml_types.end())
     throw TypeError(detail::concat(operation, ": ", dtype, " is not a GGUF block dtype (gguf_q4_0 ... gguf_q2_0)"));
-  if (!detail::dequantizes(found->number)) throw TypeError(detail::concat(operation, ": cannot dequantize ", dtype, " yet"));
   if (blocks.rank() == 0)
     throw ValueError(detail::concat(operation, ": a 0-dimensional tensor of ", dtype, " has no innermost dimension for its ",
                                     found->block_values, " values; unsqueeze(0) it first"));

@@ -11,6 +11,7 @@
 // are decoded by integer arithmetic (subnormal_product).
 #include "formats/gguf/dequantize_blocks.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
@@ -330,6 +331,15 @@ constexpr std::array decoders = {
     Entry{17, each_block<17, iq2_xs>},  Entry{22, each_block<22, iq2_s>},  Entry{18, each_block<18, iq3_xxs>},
     Entry{21, each_block<21, iq3_s>},   Entry{19, each_block<19, iq1_s>},  Entry{29, each_block<29, iq1_m>},
 };
+
+static_assert(std::ranges::all_of(ggml_types,
+                                  [](const GgmlType& type) {
+                                    return type.block_values == 1 ||
+                                           std::ranges::any_of(decoders, [&](const Entry& entry) {
+                                             return entry.type == type.number;
+                                           });
+                                  }),
+              "every ggml block type has a decoder");
 
 Decoder decoder(std::uint32_t type) {
   for (const auto& entry : decoders)
