@@ -149,6 +149,15 @@ class BufferArguments(unittest.TestCase):
         m = memoryview(np.arange(6, dtype=np.int16).reshape(2, 3)[:, ::2])
         self.assertEqual(ext.describe(m)[:3], ("int16", [2, 2], [3, 2]))
 
+    def test_a_type_whose_dlpack_is_none_binds_through_its_buffer(self):
+        class Opaque(bytearray):
+            __dlpack__ = None
+
+        data = Opaque(b"\x07\x00")
+        self.assertEqual(ext.describe(data)[:4], ("uint8", [2], [1], True))
+        ext.bump_uint8(data)
+        self.assertEqual(data[0], 8)
+
 
 class Returns(unittest.TestCase):
     def test_numpy_takes_results_without_a_copy(self):
