@@ -78,22 +78,22 @@ struct CapsuleTensor {
   }
 };
 
-inline CapsuleTensor open_capsule(PyObject* capsule) {
-  const char* name = PyCapsule_GetName(capsule);
-  if (name == nullptr) {
+/// The capsule's managed tensor, looked for under the name asked for first (versioned when
+/// max_version was given), then under the other.
+inline CapsuleTensor open_capsule(PyObject* capsule, bool expect_versioned) {
+  static constexpr const char* names[2] = {"dltensor", "dltensor_versioned"};
+  for (const bool versioned : {expect_versioned, !expect_versioned}) {
+    if (void* managed = PyCapsule_GetPointer(capsule, names[int(versioned)])) return {managed, versioned};
     PyErr_Clear();
-    return {};
   }
-  const std::string_view found(name);
-  const bool versioned = found == "dltensor_versioned";
-  if (!versioned && found != "dltensor") return {};
-  return {PyCapsule_GetPointer(capsule, name), versioned};
+  return {};
 }
 
-/// Hands the capsule's managed tensor to from_dlpack, marking the capsule used (so its destructor
-/// leaves the tensor alone).
+/// Hands the capsule's managed tensor to from_dlpack. The capsule is a new one that no one else
+/// holds, so clearing its destructor is what keeps it from returning the tensor to the producer
+/// (the "used_dltensor" renaming is for capsules others may still see).
 inline std::optional<AnyTensor> take_capsule(PyObject* capsule, const CapsuleTensor& tensor) {
-  if (PyCapsule_SetName(capsule, tensor.versioned ? "used_dltensor_versioned" : "used_dltensor") != 0) {
+  if (PyCapsule_SetDestructor(capsule, nullptr) != 0) {
     PyErr_Clear();
     return std::nullopt;
   }
@@ -138,12 +138,12 @@ inline std::optional<AnyTensor> via_dlpack(PyObject* object, TypeFacts& facts) {
   if (facts.dlpack_method == nullptr) return via_buffer(object);
   PyObject* capsule = call_dlpack(object, facts, false);
   if (capsule == nullptr) return via_buffer(object);
-  CapsuleTensor tensor = open_capsule(capsule);
+  CapsuleTensor tensor = open_capsule(capsule, facts.dlpack_takes_max_version);
   if (tensor.managed != nullptr && tensor.device_type() == dlpack::DeviceType::CUDA) {
     Py_DECREF(capsule);  // its destructor returns the unused tensor to the producer
     capsule = call_dlpack(object, facts, true);
     if (capsule == nullptr) return std::nullopt;
-    tensor = open_capsule(capsule);
+    tensor = open_capsule(capsule, facts.dlpack_takes_max_version);
   }
   std::unique_ptr<PyObject, void (*)(PyObject*)> held(capsule, &decref);
   if (tensor.managed == nullptr) return via_buffer(object);

@@ -22,7 +22,7 @@ using detail::concat;
 constexpr std::string_view npy_magic = "\x93NUMPY";
 constexpr std::size_t version_1_preamble = 10;  // magic, major, minor, uint16 header length
 constexpr std::size_t version_2_preamble = 12;  // magic, major, minor, uint32 header length
-constexpr std::size_t header_alignment = 64;    // NumPy pads the header so the data starts aligned
+constexpr std::size_t npy_header_alignment = 64;  // NumPy pads the header so the data starts aligned
 
 /// What the header of a .npy file says.
 struct NpyHeader {
@@ -232,7 +232,7 @@ std::string npy_prefix(const std::string& dict) {
   // The header ends in '\n' and is padded with spaces so the data starts 64-byte aligned.
   const auto padded_length = [&](std::size_t preamble) {
     const std::size_t unpadded = preamble + dict.size() + 1;
-    return dict.size() + 1 + (header_alignment - unpadded % header_alignment) % header_alignment;
+    return dict.size() + 1 + (npy_header_alignment - unpadded % npy_header_alignment) % npy_header_alignment;
   };
   const bool version_1 = padded_length(version_1_preamble) <= 0xFFFF;
   const std::size_t preamble = version_1 ? version_1_preamble : version_2_preamble;
