@@ -7,9 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh test
+bash scripts/venv.sh pyarrow gguf numpy
 venv=build-venv
-[ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv"
-"$venv/bin/python" -c "import pyarrow, gguf, numpy" 2>/dev/null || "$venv/bin/pip" install --quiet pyarrow gguf numpy
 build="${ZT_BUILD_DIR:-build}"
 python="$PWD/$venv/bin/python"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DZT_BUILD_TESTS=ON -DZT_PYARROW_PYTHON="$python" \

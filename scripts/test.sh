@@ -8,9 +8,8 @@ bash scripts/deps.sh test
 # nanobind, for the binding casters' tests, from PyPI into the virtual environment build-venv/;
 # the test modules are built for Debian's python3 (with its NumPy and PyTorch). A caller turns
 # them off with -DZT_BINDINGS_PYTHON= (later arguments win).
+bash scripts/venv.sh nanobind
 venv=build-venv
-[ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv"
-"$venv/bin/python" -c "import nanobind" 2>/dev/null || "$venv/bin/pip" install --quiet nanobind
 build="${ZT_BUILD_DIR:-build}"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE="${ZT_BUILD_TYPE:-Release}" -DZT_BUILD_TESTS=ON \
   -DZT_BINDINGS_PYTHON=/usr/bin/python3 -Dnanobind_DIR="$("$venv/bin/python" -m nanobind --cmake_dir)" "$@"
