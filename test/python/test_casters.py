@@ -272,6 +272,117 @@ class ZerotensorExchangeAPI(unittest.TestCase):
         self.assertEqual(errors[0][0], b"TypeError")
 
 
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32), ("dtype", DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", DELETER)]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", DELETER), ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
+
+
+# The C functions a producer's capsule needs, declared here rather than on ctypes.pythonapi's shared
+# entries (capsule_pointer's argument types stay as they are).
+CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+capsule_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, CAPSULE_DESTRUCTOR)(
+    ("PyCapsule_New", ctypes.pythonapi))
+capsule_is_valid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(
+    ("PyCapsule_IsValid", ctypes.pythonapi))
+capsule_get_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi))
+FAKE_GPU_ADDRESS = 0x7F0000000000  # never read: a CPU build refuses the tensor, a CUDA build only describes it
+
+
+class FakeCUDATensor:
+    """A 2 x 3 float32 CUDA tensor as a producer hands it out, for machines without a GPU: each
+    `__dlpack__` call is recorded and makes a new export, whose deleter counts itself; an export's
+    capsule returns it to the producer when no consumer took it (DLPack's capsule contract)."""
+    versioned = True
+
+    def __init__(self):
+        self.calls = []
+        self.deleted = 0
+        self.live = {}  # address -> (managed struct, shape, strides), until its deleter runs
+        self.deleter = DELETER(self.delete)
+        self.release_unused = CAPSULE_DESTRUCTOR(self.release)
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+    def delete(self, address):
+        del self.live[address]
+        self.deleted += 1
+
+    def release(self, capsule):
+        name = b"dltensor_versioned" if self.versioned else b"dltensor"
+        if capsule_is_valid(capsule, name):  # not renamed or taken by a consumer
+            self.delete(capsule_get_pointer(capsule, name))
+
+    def export(self):
+        shape, strides = (ctypes.c_int64 * 2)(2, 3), (ctypes.c_int64 * 2)(3, 1)
+        tensor = DLTensor(FAKE_GPU_ADDRESS, DLDevice(2, 0), 2, DLDataType(2, 32, 1), shape, strides, 0)
+        if self.versioned:
+            managed = DLManagedTensorVersioned(1, 3, None, self.deleter, 0, tensor)
+        else:
+            managed = DLManagedTensor(tensor, None, self.deleter)
+        self.live[ctypes.addressof(managed)] = (managed, shape, strides)
+        name = b"dltensor_versioned" if self.versioned else b"dltensor"
+        return capsule_new(ctypes.addressof(managed), name, self.release_unused)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        self.calls.append({key: value for key, value in (("stream", stream), ("max_version", max_version))
+                           if value is not None})
+        return self.export()
+
+
+class FakeLegacyCUDATensor(FakeCUDATensor):
+    """The same from a producer that predates max_version (PyTorch 1.x, older CuPy): legacy capsules."""
+    versioned = False
+
+    def __dlpack__(self, stream=None):
+        self.calls.append({} if stream is None else {"stream": stream})
+        return self.export()
+
+
+class CUDAProducers(unittest.TestCase):
+    """A CUDA tensor is asked for again with stream=1, so that its producer makes CUDA's legacy
+    default stream wait for its queued work; a CUDA build binds it, a CPU build refuses it. The
+    unused first export and the taken one are each returned to the producer once."""
+
+    def check(self, tensor, calls):
+        if ext.cuda_build():
+            self.assertEqual(ext.describe(tensor), ("float32", [2, 3], [3, 1], True, FAKE_GPU_ADDRESS))
+        else:
+            with self.assertRaises(TypeError):
+                ext.describe(tensor)
+        gc.collect()
+        self.assertEqual(tensor.calls, calls)
+        self.assertEqual((tensor.deleted, tensor.live), (2, {}))
+
+    def test_a_dlpack_1_producer_is_asked_with_max_version_then_the_stream(self):
+        self.check(FakeCUDATensor(), [{"max_version": (1, 3)}, {"max_version": (1, 3), "stream": 1}])
+
+    def test_a_legacy_producer_is_asked_without_max_version(self):
+        self.check(FakeLegacyCUDATensor(), [{}, {"stream": 1}])
+
+
 @unittest.skipIf(torch is None, "PyTorch is not installed in this Python")
 class TorchArguments(unittest.TestCase):
     def test_writes_reach_the_callers_tensor(self):
