@@ -335,16 +335,24 @@ class FakeCUDATensor:
         if capsule_is_valid(capsule, name):  # not renamed or taken by a consumer
             self.delete(capsule_get_pointer(capsule, name))
 
-    def export(self):
+    def dl_tensor(self):
+        """The tensor's DLTensor, and the shape and strides arrays it points to."""
         shape, strides = (ctypes.c_int64 * 2)(2, 3), (ctypes.c_int64 * 2)(3, 1)
-        tensor = DLTensor(FAKE_GPU_ADDRESS, DLDevice(2, 0), 2, DLDataType(2, 32, 1), shape, strides, 0)
+        return DLTensor(FAKE_GPU_ADDRESS, DLDevice(2, 0), 2, DLDataType(2, 32, 1), shape, strides, 0), shape, strides
+
+    def new_managed(self):
+        """The address of a new export, kept until its deleter runs."""
+        tensor, shape, strides = self.dl_tensor()
         if self.versioned:
             managed = DLManagedTensorVersioned(1, 3, None, self.deleter, 0, tensor)
         else:
             managed = DLManagedTensor(tensor, None, self.deleter)
         self.live[ctypes.addressof(managed)] = (managed, shape, strides)
+        return ctypes.addressof(managed)
+
+    def export(self):
         name = b"dltensor_versioned" if self.versioned else b"dltensor"
-        return capsule_new(ctypes.addressof(managed), name, self.release_unused)
+        return capsule_new(self.new_managed(), name, self.release_unused)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         self.calls.append({key: value for key, value in (("stream", stream), ("max_version", max_version))
@@ -361,26 +369,69 @@ class FakeLegacyCUDATensor(FakeCUDATensor):
         return self.export()
 
 
+EXCHANGE_MANAGED = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(ctypes.c_void_p))
+EXCHANGE_DESCRIPTION = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(DLTensor))
+
+
+@EXCHANGE_MANAGED
+def exchange_managed(tensor, out):
+    tensor.exchanged.append("managed")
+    out[0] = tensor.new_managed()
+    return 0
+
+
+@EXCHANGE_DESCRIPTION
+def exchange_description(tensor, out):
+    tensor.exchanged.append("description")
+    out[0], *tensor.described = tensor.dl_tensor()  # borrowed: valid until the producer runs again
+    return 0
+
+
+# The two functions of a C exchange API that an import calls (the others are left NULL).
+FAKE_EXCHANGE_API = ExchangeAPIStruct(1, 3, None, None, ctypes.cast(exchange_managed, ctypes.c_void_p), None,
+                                      ctypes.cast(exchange_description, ctypes.c_void_p), None)
+
+
+class FakeCUDATensorWithExchangeAPI(FakeCUDATensor):
+    """The same from a producer with DLPack 1.3's C exchange API on its type (PyTorch >= 2.11)."""
+    __dlpack_c_exchange_api__ = capsule_new(ctypes.addressof(FAKE_EXCHANGE_API), b"dlpack_exchange_api",
+                                            CAPSULE_DESTRUCTOR())
+
+    def __init__(self):
+        super().__init__()
+        self.exchanged = []
+
+
 class CUDAProducers(unittest.TestCase):
     """A CUDA tensor is asked for again with stream=1, so that its producer makes CUDA's legacy
-    default stream wait for its queued work; a CUDA build binds it, a CPU build refuses it. The
-    unused first export and the taken one are each returned to the producer once."""
+    default stream wait for its queued work (the C exchange API does not synchronise, so a CUDA
+    tensor it gives is asked for so at once); a CUDA build binds it, a CPU build refuses it. Each
+    export, the unused ones too, is returned to the producer once."""
 
-    def check(self, tensor, calls):
+    def check(self, tensor, calls, exports, bind=ext.describe, writable=True):
         if ext.cuda_build():
-            self.assertEqual(ext.describe(tensor), ("float32", [2, 3], [3, 1], True, FAKE_GPU_ADDRESS))
+            self.assertEqual(bind(tensor), ("float32", [2, 3], [3, 1], writable, FAKE_GPU_ADDRESS))
         else:
             with self.assertRaises(TypeError):
-                ext.describe(tensor)
+                bind(tensor)
         gc.collect()
         self.assertEqual(tensor.calls, calls)
-        self.assertEqual((tensor.deleted, tensor.live), (2, {}))
+        self.assertEqual((tensor.deleted, tensor.live), (exports, {}))
 
     def test_a_dlpack_1_producer_is_asked_with_max_version_then_the_stream(self):
-        self.check(FakeCUDATensor(), [{"max_version": (1, 3)}, {"max_version": (1, 3), "stream": 1}])
+        self.check(FakeCUDATensor(), [{"max_version": (1, 3)}, {"max_version": (1, 3), "stream": 1}], 2)
 
     def test_a_legacy_producer_is_asked_without_max_version(self):
-        self.check(FakeLegacyCUDATensor(), [{}, {"stream": 1}])
+        self.check(FakeLegacyCUDATensor(), [{}, {"stream": 1}], 2)
+
+    def test_an_exchange_api_producer_is_asked_through_dlpack_with_the_stream_at_once(self):
+        calls = [{"max_version": (1, 3), "stream": 1}]
+        writable = FakeCUDATensorWithExchangeAPI()
+        self.check(writable, calls, 2)
+        self.assertEqual(writable.exchanged, ["managed"])
+        read_only = FakeCUDATensorWithExchangeAPI()  # a const argument: the borrowed description
+        self.check(read_only, calls, 1, lambda t: ext.describe(ext.echo_float32(t)), writable=False)
+        self.assertEqual(read_only.exchanged, ["description"])
 
 
 @unittest.skipIf(torch is None, "PyTorch is not installed in this Python")

@@ -132,14 +132,14 @@ inline PyObject* call_dlpack(PyObject* object, TypeFacts& facts, bool legacy_str
 inline std::optional<AnyTensor> via_buffer(PyObject* object);
 
 /// The `__dlpack__` route, falling back on the buffer protocol (at once when the type has no
-/// `__dlpack__`). A CUDA tensor is asked for again with the stream argument (a CPU producer must
-/// not be given one).
-inline std::optional<AnyTensor> via_dlpack(PyObject* object, TypeFacts& facts) {
+/// `__dlpack__`). A CUDA tensor is asked for with the stream argument: at once when the object is
+/// `known_cuda`, else again once its first capsule says CUDA (a CPU producer must not be given one).
+inline std::optional<AnyTensor> via_dlpack(PyObject* object, TypeFacts& facts, bool known_cuda = false) {
   if (facts.dlpack_method == nullptr) return via_buffer(object);
-  PyObject* capsule = call_dlpack(object, facts, false);
+  PyObject* capsule = call_dlpack(object, facts, known_cuda);
   if (capsule == nullptr) return via_buffer(object);
   CapsuleTensor tensor = open_capsule(capsule, facts.dlpack_takes_max_version);
-  if (tensor.managed != nullptr && tensor.device_type() == dlpack::DeviceType::CUDA) {
+  if (!known_cuda && tensor.managed != nullptr && tensor.device_type() == dlpack::DeviceType::CUDA) {
     Py_DECREF(capsule);  // its destructor returns the unused tensor to the producer
     capsule = call_dlpack(object, facts, true);
     if (capsule == nullptr) return std::nullopt;
@@ -158,7 +158,8 @@ inline std::optional<AnyTensor> via_exchange_description(PyObject* object, TypeF
     PyErr_Clear();
     return via_dlpack(object, facts);
   }
-  if (described.device.device_type == dlpack::DeviceType::CUDA && facts.dlpack_method != nullptr) return via_dlpack(object, facts);
+  if (described.device.device_type == dlpack::DeviceType::CUDA && facts.dlpack_method != nullptr)
+    return via_dlpack(object, facts, true);
   Py_INCREF(object);
   return zt::detail::view_from_dlpack(described, dlpack::flag_read_only, keep_object(object));
 }
@@ -176,7 +177,7 @@ inline std::optional<AnyTensor> via_exchange_api(PyObject* object, TypeFacts& fa
   }
   if (managed->dl_tensor.device.device_type == dlpack::DeviceType::CUDA && facts.dlpack_method != nullptr) {
     dlpack::CallDeleter{}(managed);
-    return via_dlpack(object, facts);
+    return via_dlpack(object, facts, true);
   }
   return from_dlpack(managed);
 }
