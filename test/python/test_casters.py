@@ -433,6 +433,15 @@ class CUDAProducers(unittest.TestCase):
         self.check(read_only, calls, 1, lambda t: ext.describe(ext.echo_float32(t)), writable=False)
         self.assertEqual(read_only.exchanged, ["description"])
 
+    def test_an_exchange_api_producer_without_dlpack_does_not_bind(self):
+        class ExchangeOnly(FakeCUDATensorWithExchangeAPI):
+            __dlpack__ = None
+        tensor = ExchangeOnly()
+        with self.assertRaises(TypeError):
+            ext.describe(tensor)
+        gc.collect()
+        self.assertEqual((tensor.exchanged, tensor.calls, tensor.deleted, tensor.live), (["managed"], [], 1, {}))
+
 
 @unittest.skipIf(torch is None, "PyTorch is not installed in this Python")
 class TorchArguments(unittest.TestCase):

@@ -158,15 +158,15 @@ inline std::optional<AnyTensor> via_exchange_description(PyObject* object, TypeF
     PyErr_Clear();
     return via_dlpack(object, facts);
   }
-  if (described.device.device_type == dlpack::DeviceType::CUDA && facts.dlpack_method != nullptr)
-    return via_dlpack(object, facts, true);
+  if (described.device.device_type == dlpack::DeviceType::CUDA) return via_dlpack(object, facts, true);
   Py_INCREF(object);
   return zt::detail::view_from_dlpack(described, dlpack::flag_read_only, keep_object(object));
 }
 
 /// The exchange API's route: the producer's owning export (or, for a read-only view, its
 /// borrowed description), with no Python call. A CUDA tensor goes the `__dlpack__` route instead,
-/// where the producer synchronises the streams.
+/// where the producer synchronises the streams (one without `__dlpack__` does not bind: nothing
+/// would order its queued work before zerotensor's).
 inline std::optional<AnyTensor> via_exchange_api(PyObject* object, TypeFacts& facts, bool read_only_view) {
   if (read_only_view && facts.exchange_api->dltensor_from_py_object_no_sync != nullptr)
     return via_exchange_description(object, facts);
@@ -175,7 +175,7 @@ inline std::optional<AnyTensor> via_exchange_api(PyObject* object, TypeFacts& fa
     PyErr_Clear();
     return via_dlpack(object, facts);
   }
-  if (managed->dl_tensor.device.device_type == dlpack::DeviceType::CUDA && facts.dlpack_method != nullptr) {
+  if (managed->dl_tensor.device.device_type == dlpack::DeviceType::CUDA) {
     dlpack::CallDeleter{}(managed);
     return via_dlpack(object, facts, true);
   }
