@@ -115,6 +115,12 @@ inline PyObject* dlpack_method(PyObject* self, PyObject* const* args, Py_ssize_t
       if (capsule == nullptr) dlpack::CallDeleter{}(managed);
       return capsule;
     }
+    if (!tensor.is_writable()) {
+      PyErr_SetString(PyExc_BufferError,
+                      "zerotensor.Tensor.__dlpack__: the tensor is read-only, which a legacy capsule cannot mark; "
+                      "ask with max_version=(1, 0) or later (DLPack 1.x sets READ_ONLY), or export a copy");
+      return nullptr;
+    }
     dlpack::ManagedTensor* managed = to_dlpack_legacy(tensor);
     PyObject* capsule = PyCapsule_New(managed, "dltensor", &destroy_legacy_capsule);
     if (capsule == nullptr) dlpack::CallDeleter{}(managed);
