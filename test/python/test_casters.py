@@ -38,11 +38,54 @@ def address(array):
     return array.__array_interface__["data"][0]
 
 
+# DLPack's structs, for tests that play a producer or a C consumer.
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32), ("dtype", DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", DELETER)]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", DELETER), ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
+
+
+class ExchangeAPIStruct(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("prev_api", ctypes.c_void_p),
+                ("managed_tensor_allocator", ctypes.c_void_p),
+                ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
+                ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
+                ("dltensor_from_py_object_no_sync", ctypes.c_void_p),
+                ("current_work_stream", ctypes.c_void_p)]
+
+
+# Python's capsule functions, taking the capsule's address (a destructor is given no object to hold).
+CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+capsule_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, CAPSULE_DESTRUCTOR)(
+    ("PyCapsule_New", ctypes.pythonapi))
+capsule_is_valid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(
+    ("PyCapsule_IsValid", ctypes.pythonapi))
+capsule_get_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi))
+
+
 def capsule_pointer(capsule, name):
-    get = ctypes.pythonapi.PyCapsule_GetPointer
-    get.restype = ctypes.c_void_p
-    get.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    return get(capsule, name)
+    return capsule_get_pointer(id(capsule), name)  # id() is the object's address in CPython
 
 
 def sample(dtype, n=6):
@@ -208,15 +251,6 @@ class Returns(unittest.TestCase):
         self.assertEqual(capsule_pointer(capsule, b"dlpack_exchange_api"), ext.exchange_api_address())
 
 
-class ExchangeAPIStruct(ctypes.Structure):
-    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("prev_api", ctypes.c_void_p),
-                ("managed_tensor_allocator", ctypes.c_void_p),
-                ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
-                ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
-                ("dltensor_from_py_object_no_sync", ctypes.c_void_p),
-                ("current_work_stream", ctypes.c_void_p)]
-
-
 class ZerotensorExchangeAPI(unittest.TestCase):
     """zerotensor.Tensor's DLPack 1.3 C exchange API, called as a C consumer would."""
 
@@ -246,14 +280,7 @@ class ZerotensorExchangeAPI(unittest.TestCase):
     def test_allocator_makes_a_tensor_of_the_prototype(self):
         api = self.api()
         shape = (ctypes.c_int64 * 2)(2, 5)
-        # DLTensor: data, device (type, id), ndim, dtype (code, bits, lanes), shape, strides, byte_offset
-        prototype = (ctypes.c_byte * 48)()
-        ctypes.c_int32.from_buffer(prototype, 8).value = 1    # CPU
-        ctypes.c_int32.from_buffer(prototype, 16).value = 2   # ndim
-        ctypes.c_uint8.from_buffer(prototype, 20).value = 2   # float
-        ctypes.c_uint8.from_buffer(prototype, 21).value = 32
-        ctypes.c_uint16.from_buffer(prototype, 22).value = 1
-        ctypes.c_void_p.from_buffer(prototype, 24).value = ctypes.addressof(shape)
+        prototype = DLTensor(None, DLDevice(1, 0), 2, DLDataType(2, 32, 1), shape, None, 0)  # CPU float32 2 x 5
         set_error = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p)(lambda *a: None)
         allocate = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p,
                                     type(set_error))(api.managed_tensor_allocator)
@@ -267,46 +294,11 @@ class ZerotensorExchangeAPI(unittest.TestCase):
         errors = []
         complain = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p)(
             lambda ctx, kind, message: errors.append((kind, message)))
-        ctypes.c_uint8.from_buffer(prototype, 20).value = 3   # an opaque handle: no dtype
+        prototype.dtype.code = 3  # an opaque handle: no dtype
         self.assertEqual(allocate(ctypes.addressof(prototype), ctypes.byref(managed), None, complain), -1)
         self.assertEqual(errors[0][0], b"TypeError")
 
 
-class DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32), ("dtype", DLDataType),
-                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
-                ("byte_offset", ctypes.c_uint64)]
-
-
-DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-
-
-class DLManagedTensor(ctypes.Structure):
-    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", DELETER)]
-
-
-class DLManagedTensorVersioned(ctypes.Structure):
-    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("manager_ctx", ctypes.c_void_p),
-                ("deleter", DELETER), ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
-
-
-# The C functions a producer's capsule needs, declared here rather than on ctypes.pythonapi's shared
-# entries (capsule_pointer's argument types stay as they are).
-CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-capsule_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, CAPSULE_DESTRUCTOR)(
-    ("PyCapsule_New", ctypes.pythonapi))
-capsule_is_valid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(
-    ("PyCapsule_IsValid", ctypes.pythonapi))
-capsule_get_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
-    ("PyCapsule_GetPointer", ctypes.pythonapi))
 FAKE_GPU_ADDRESS = 0x7F0000000000  # never read: a CPU build refuses the tensor, a CUDA build only describes it
 
 
@@ -330,10 +322,13 @@ class FakeCUDATensor:
         del self.live[address]
         self.deleted += 1
 
+    @property
+    def capsule_name(self):
+        return b"dltensor_versioned" if self.versioned else b"dltensor"
+
     def release(self, capsule):
-        name = b"dltensor_versioned" if self.versioned else b"dltensor"
-        if capsule_is_valid(capsule, name):  # not renamed or taken by a consumer
-            self.delete(capsule_get_pointer(capsule, name))
+        if capsule_is_valid(capsule, self.capsule_name):  # not renamed or taken by a consumer
+            self.delete(capsule_get_pointer(capsule, self.capsule_name))
 
     def dl_tensor(self):
         """The tensor's DLTensor, and the shape and strides arrays it points to."""
@@ -351,8 +346,7 @@ class FakeCUDATensor:
         return ctypes.addressof(managed)
 
     def export(self):
-        name = b"dltensor_versioned" if self.versioned else b"dltensor"
-        return capsule_new(self.new_managed(), name, self.release_unused)
+        return capsule_new(self.new_managed(), self.capsule_name, self.release_unused)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         self.calls.append({key: value for key, value in (("stream", stream), ("max_version", max_version))
